@@ -1,0 +1,86 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Steno: a catalog of meeting recordings linked to the calendar meetings they captured.
+///
+/// Dependencies point inward: StenoCore (pure domain) ← adapters (API, Store, Media, Calendar)
+/// ← StenoService (daemon wiring) ← thin executables.
+let package = Package(
+    name: "Steno",
+    products: [
+        .executable(name: "stenod", targets: ["stenod"]),
+        .executable(name: "steno", targets: ["steno"]),
+        .executable(name: "steno-bench", targets: ["steno-bench"]),
+        .library(name: "StenoCore", targets: ["StenoCore"]),
+        .library(name: "StenoAPI", targets: ["StenoAPI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: Core domain — no I/O.
+        .target(name: "StenoCore"),
+
+        // MARK: Adapters.
+        .target(name: "StenoAPI", dependencies: ["StenoCore"]),
+        .target(
+            name: "StenoStore",
+            dependencies: ["StenoCore", .product(name: "GRDB", package: "GRDB.swift")],
+            plugins: ["EmbedSchemaPlugin"]
+        ),
+
+        // MARK: Service wiring.
+        .target(
+            name: "StenoService",
+            dependencies: [
+                "StenoCore", "StenoAPI", "StenoStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            plugins: ["EmbedSchemaPlugin"]
+        ),
+
+        // MARK: Entry points.
+        .executableTarget(
+            name: "stenod",
+            dependencies: ["StenoService", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "steno",
+            dependencies: ["StenoAPI", "StenoCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "steno-bench",
+            dependencies: [
+                "StenoService", "StenoAPI", "StenoTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
+        // MARK: Build tooling: embeds Schema/ (migrations, openrpc.json) into the binaries.
+        .executableTarget(name: "steno-embed-schema", path: "Plugins/EmbedSchemaTool"),
+        .plugin(name: "EmbedSchemaPlugin", capability: .buildTool(), dependencies: ["steno-embed-schema"]),
+
+        // MARK: Test support: starts a real stenod on a temporary socket.
+        .target(name: "StenoTesting", dependencies: ["StenoAPI", "StenoCore"]),
+
+        // MARK: Tests.
+        .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
+        .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI"]),
+        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "StenoServiceTests",
+            dependencies: ["StenoService", "StenoAPI", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connected `AF_UNIX` stream socket with newline framing, using blocking POSIX calls:
+/// the CLI makes one call at a time and needs no event loop.
+final class UnixSocketConnection {
+    private let fd: Int32
+    private let path: String
+    private var buffer: [UInt8] = []
+    private var scanned = 0
+
+    init(path: String) throws(StenoClientError) {
+        self.path = path
+        do {
+            self.fd = try UnixDomainSocket.connect(path: path)
+        } catch {
+            switch error.code {
+            case ENOENT, ECONNREFUSED, ENOTDIR: throw .daemonNotRunning(socketPath: path)
+            case EACCES, EPERM: throw .permissionDenied(socketPath: path)
+            default: throw .connectionFailed(socketPath: path, reason: error.description)
+            }
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Writes all bytes, retrying short writes.
+    func write(_ bytes: [UInt8]) throws(StenoClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .connectionFailed(socketPath: path, reason: "send failed: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// Reads up to the next newline and returns the line without it.
+    func readLine() throws(StenoClientError) -> [UInt8] {
+        while true {
+            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                scanned = 0
+                return line
+            }
+            scanned = buffer.count
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .connectionFailed(socketPath: path, reason: "receive failed: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { throw .protocolError("the daemon closed the connection") }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import StenoAPI
+import StenoStore
+
+/// The `stenod` daemon: opens the catalog (applying migrations), serves JSON-RPC on the
+/// socket, and shuts down gracefully on SIGTERM or SIGINT.
+public struct StenoDaemon: Sendable {
+    /// The resolved configuration.
+    public let configuration: StenoConfiguration
+    private let environment: [String: String]
+    private let logger: Logger
+
+    public init(configuration: StenoConfiguration, environment: [String: String], logger: Logger = Logger(label: "stenod")) {
+        self.configuration = configuration
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// Runs until a termination signal, then finishes running requests and returns.
+    public func run() async throws {
+        let inherited = SocketActivation.inheritedListener(environment: environment)
+        let endpoint: RPCServer.Endpoint =
+            inherited.map { .inherited(descriptor: $0, path: configuration.socketPath) }
+            ?? .path(configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
+        if inherited == nil {
+            // Fail fast, before touching the database, when another daemon owns the socket.
+            try UnixSocketListener.preparePath(configuration.socketPath)
+        }
+        for directory in [configuration.dataDirectory, configuration.inboxDirectory] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let store = try await SQLiteCatalog.open(path: configuration.databasePath)
+        let statistics = try await store.statistics()
+        logger.info(
+            "catalog ready",
+            metadata: ["database": "\(configuration.databasePath)", "schema": "\(statistics.schemaVersion)"])
+
+        let dispatcher = try makeDispatcher(store: store)
+        let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : System.coreCount
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let environment = self.environment
+        let server = RPCServer(
+            endpoint: endpoint, dispatcher: dispatcher, group: eventLoops,
+            maxFrameBytes: configuration.rpc.maxFrameBytes,
+            maxInFlight: configuration.rpc.maxInFlightPerConnection,
+            logger: logger,
+            onReady: { SocketActivation.notifyReady(environment: environment) }
+        )
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: server)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            ))
+        do {
+            try await group.run()
+        } catch {
+            try? await eventLoops.shutdownGracefully()
+            throw error
+        }
+        try await eventLoops.shutdownGracefully()
+        logger.info("stopped")
+    }
+
+    /// The method table with every method of this build.
+    func makeDispatcher(store: SQLiteCatalog) throws -> RPCDispatcher {
+        var table = RPCMethodTable()
+        SystemMethods(
+            store: store, startedAt: Date(), startedAtInstant: .now, configuration: configuration,
+            openRPCDocument: try SystemMethods.loadOpenRPCDocument()
+        ).register(in: &table)
+        UserMethods(store: store).register(in: &table)
+        AdminMethods(store: store).register(in: &table)
+        let resolver = CallerResolver(store: store, daemonUID: getuid())
+        return RPCDispatcher(methods: table, resolver: resolver, logger: logger)
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import StenoAPI
+
+/// Opaque page cursors: the last id of a page, wrapped so clients treat it as a token and
+/// the encoding may change without breaking them.
+enum PageCursor {
+    static func encode(_ lastID: Int64) -> String {
+        Data("v1:\(lastID)".utf8).base64EncodedString()
+    }
+
+    static func decode(_ cursor: String) throws(RPCError) -> Int64 {
+        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8),
+            text.hasPrefix("v1:"), let id = Int64(text.dropFirst(3))
+        else {
+            throw .invalidParams("the cursor is not one this daemon issued; start again without a cursor",
+                                 data: ["cursor": .string(cursor)])
+        }
+        return id
+    }
+
+    /// The page size asked for, checked against the bounds.
+    static func limit(_ requested: Int?) throws(RPCError) -> Int {
+        let limit = requested ?? PageParams.defaultLimit
+        guard (1...PageParams.maximumLimit).contains(limit) else {
+            throw .invalidParams("limit must be between 1 and \(PageParams.maximumLimit)", data: ["limit": .int(Int64(limit))])
+        }
+        return limit
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import NIOCore
+import StenoAPI
+import StenoCore
+import StenoStore
+
+/// Turns one received frame into the frame to send back: parses JSON-RPC 2.0 (single or
+/// batch), authorizes each request against the caller's role, runs the method, and
+/// encodes the responses. Notifications get no response; a batch of notifications gets no
+/// frame at all.
+public final class RPCDispatcher: Sendable {
+    private let methods: RPCMethodTable
+    private let resolver: CallerResolver
+    private let logger: Logger
+
+    init(methods: RPCMethodTable, resolver: CallerResolver, logger: Logger) {
+        self.methods = methods
+        self.resolver = resolver
+        self.logger = logger
+    }
+
+    /// The method names served.
+    public var methodNames: [String] { methods.names }
+
+    /// The reply to a frame, with its trailing newline, or nil when nothing is to be sent.
+    func reply(to frame: ByteBuffer, from credentials: PeerCredentials) async -> ByteBuffer? {
+        let message: JSONValue
+        do {
+            message = try frame.withUnsafeReadableBytes { try JSONValue.parse($0) }
+        } catch let error as JSONParseError {
+            return Self.encode(RPCResponse(id: .null, error: .parseError("invalid JSON: \(error)", data: ["offset": .int(Int64(error.offset))])).json)
+        } catch {
+            return Self.encode(RPCResponse(id: .null, error: .parseError("invalid JSON: \(error)")).json)
+        }
+        switch message {
+        case .array(let requests):
+            guard !requests.isEmpty else {
+                return Self.encode(RPCResponse(id: .null, error: .invalidRequest("an empty batch is not a request")).json)
+            }
+            var responses: [JSONValue] = []
+            responses.reserveCapacity(requests.count)
+            for request in requests {
+                if let response = await respond(to: request, from: credentials) { responses.append(response.json) }
+            }
+            return responses.isEmpty ? nil : Self.encode(.array(responses))
+        default:
+            return await respond(to: message, from: credentials).map { Self.encode($0.json) }
+        }
+    }
+
+    /// The response to one request object; nil for a notification.
+    func respond(to message: JSONValue, from credentials: PeerCredentials) async -> RPCResponse? {
+        let request: RPCRequest
+        do {
+            request = try RPCRequest(json: message)
+        } catch {
+            // An invalid request is answered even without an id (JSON-RPC 2.0 §5), echoing the
+            // id when one could be read.
+            let id = message["id"].flatMap { id -> JSONValue? in
+                switch id {
+                case .string, .int, .double, .null: return id
+                default: return nil
+                }
+            }
+            return RPCResponse(id: id ?? .null, error: error)
+        }
+        let outcome = await run(request, from: credentials)
+        guard let id = request.id else { return nil }
+        return RPCResponse(id: id, outcome: outcome)
+    }
+
+    private func run(_ request: RPCRequest, from credentials: PeerCredentials) async -> Result<JSONValue, RPCError> {
+        guard let method = methods[request.method] else { return .failure(.methodNotFound(request.method)) }
+        do {
+            let caller = try await resolver.caller(for: credentials)
+            try Self.authorize(caller, for: method.access, method: request.method)
+            let result = try await method.invoke(RPCCall(caller: caller, logger: logger, method: request.method), request.params)
+            if request.method.hasPrefix("users.") && request.method != "users.list" { resolver.invalidate() }
+            return .success(result)
+        } catch {
+            let rpcError = RPCError(describing: error)
+            // Metadata only on this path: building it for every request costs allocations.
+            var requestLogger = logger
+            requestLogger[metadataKey: "method"] = .string(request.method)
+            requestLogger[metadataKey: "uid"] = .stringConvertible(credentials.uid)
+            if rpcError.code == RPCError.internalErrorCode {
+                requestLogger.error("request failed: \(String(describing: error))")
+            } else {
+                requestLogger.debug("request refused: \(rpcError.message)")
+            }
+            return .failure(rpcError)
+        }
+    }
+
+    static func authorize(_ caller: Caller, for access: RPCAccess, method: String) throws(RPCError) {
+        switch access {
+        case .anyone:
+            return
+        case .user:
+            guard caller.isKnown else { throw .unknownUser(uid: caller.credentials.uid) }
+        case .admin:
+            guard caller.isKnown else { throw .unknownUser(uid: caller.credentials.uid) }
+            guard caller.isAdmin else {
+                throw .notPermitted(
+                    "\(method) is for admins; ask an admin, or have them make you one with: steno users update \(caller.user?.name ?? "NAME") --role admin",
+                    data: ["method": .string(method), "uid": .int(Int64(caller.credentials.uid))])
+            }
+        }
+    }
+
+    static func encode(_ value: JSONValue) -> ByteBuffer {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        value.write(to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: bytes)
+    }
+}
+
+extension RPCError {
+    /// The JSON-RPC error for anything a handler throws: domain errors keep their meaning,
+    /// the rest is an internal error whose details go to the log.
+    init(describing error: any Error) {
+        switch error {
+        case let error as RPCError:
+            self = error
+        case let error as StoreError:
+            switch error {
+            case .notFound(let entity, let reference):
+                self = .notFound(error.description, data: ["entity": .string(entity), "reference": .string(reference)])
+            case .conflict: self = .conflict(error.description)
+            case .invalid: self = .invalidParams(error.description)
+            case .failedPrecondition: self = .failedPrecondition(error.description)
+            case .schemaTooNew: self = .internalError(error.description)
+            }
+        case let error as UserValidation.Problem:
+            self = .invalidParams(error.description, data: ["field": .string(error.field)])
+        case let error as DecodingError:
+            self = .invalidParams(error.humanDescription)
+        default:
+            self = .internalError("the daemon failed: \(error); see its log for details")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import StenoAPI
+import StenoCore
+
+/// Who may call a method.
+public enum RPCAccess: Sendable, Hashable {
+    /// Anyone who can open the socket, known or not (`system.version`, `rpc.discover`).
+    case anyone
+    /// Any known user; the method itself limits what a member sees.
+    case user
+    /// Admins only.
+    case admin
+}
+
+/// What a method handler knows about the request it serves.
+public struct RPCCall: Sendable {
+    /// The caller.
+    public var caller: Caller
+    /// The daemon's logger.
+    public var logger: Logger
+    /// The method being served.
+    public var method: String
+}
+
+/// The daemon's methods by name, each with its access rule and a handler working on JSON.
+public struct RPCMethodTable: Sendable {
+    /// A method as the dispatcher runs it.
+    struct Entry: Sendable {
+        var access: RPCAccess
+        var invoke: @Sendable (RPCCall, JSONValue?) async throws -> JSONValue
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    /// The names of every registered method.
+    public var names: [String] { entries.keys.sorted() }
+
+    /// Registers a typed handler: params are decoded (a mismatch is -32602 with the field at
+    /// fault) and the result encoded for it.
+    public mutating func register<Params, Result>(
+        _ method: RPCMethodDescriptor<Params, Result>, access: RPCAccess,
+        _ handler: @escaping @Sendable (RPCCall, Params) async throws -> Result
+    ) {
+        let name = method.name
+        entries[name] = Entry(access: access) { call, params in
+            let decoded: Params
+            do {
+                decoded = try JSONValueDecoder().decode(Params.self, from: try Self.namedParams(params, method: name))
+            } catch let error as DecodingError {
+                throw RPCError.invalidParams(
+                    "invalid params for \(name): \(error.humanDescription)", data: ["method": .string(name)])
+            }
+            let result = try await handler(call, decoded)
+            return try JSONValueEncoder().encode(result)
+        }
+    }
+
+    /// Registers a handler that works on raw JSON.
+    public mutating func registerRaw(
+        _ name: String, access: RPCAccess, _ handler: @escaping @Sendable (RPCCall, JSONValue?) async throws -> JSONValue
+    ) {
+        entries[name] = Entry(access: access, invoke: handler)
+    }
+
+    subscript(name: String) -> Entry? { entries[name] }
+
+    /// Steno's methods take named params: an object, or nothing.
+    static func namedParams(_ params: JSONValue?, method: String) throws -> JSONValue {
+        switch params {
+        case nil: return .object([:])
+        case .object?: return params ?? .object([:])
+        case .array(let items)? where items.isEmpty: return .object([:])
+        default:
+            throw RPCError.invalidParams(
+                "\(method) takes named params: pass an object, e.g. {\"name\": …}", data: ["method": .string(method)])
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The JSON-RPC 2.0 server on the daemon's Unix socket.
+///
+/// Each connection gets a pipeline of handlers with one job each: `LineFrameDecoder` splits
+/// lines, `RPCConnectionHandler` runs requests through the `RPCDispatcher`. The caller's
+/// identity comes from the socket's peer credentials.
+public final class RPCServer: Service, Sendable {
+    /// Where the server listens: a path it binds, or a socket systemd passed in.
+    public enum Endpoint: Sendable, Hashable {
+        case path(String, mode: UInt32, group: String?)
+        case inherited(descriptor: Int32, path: String)
+
+        var path: String {
+            switch self {
+            case .path(let path, _, _), .inherited(_, let path): return path
+            }
+        }
+    }
+
+    private let endpoint: Endpoint
+    private let dispatcher: RPCDispatcher
+    private let group: any EventLoopGroup
+    private let maxFrameBytes: Int
+    private let maxInFlight: Int
+    private let logger: Logger
+    private let tracker = ConnectionTracker()
+    private let onReady: @Sendable () -> Void
+
+    init(
+        endpoint: Endpoint, dispatcher: RPCDispatcher, group: any EventLoopGroup, maxFrameBytes: Int,
+        maxInFlight: Int, logger: Logger, onReady: @escaping @Sendable () -> Void = {}
+    ) {
+        self.endpoint = endpoint
+        self.dispatcher = dispatcher
+        self.group = group
+        self.maxFrameBytes = maxFrameBytes
+        self.maxInFlight = maxInFlight
+        self.logger = logger
+        self.onReady = onReady
+    }
+
+    /// Binds, serves until graceful shutdown, then lets running requests finish and closes.
+    public func run() async throws {
+        let channel = try await bind()
+        logger.info("listening on \(endpoint.path)")
+        onReady()
+        try? await gracefulShutdown()
+        logger.info("shutting down: no new connections; finishing running requests")
+        try? await channel.close()
+        await tracker.drainAndCloseAll(timeout: .seconds(5))
+        if case .path(let path, _, _) = endpoint { unlink(path) }
+    }
+
+    private func bind() async throws -> any Channel {
+        let dispatcher = self.dispatcher
+        let maxFrameBytes = self.maxFrameBytes
+        let maxInFlight = self.maxInFlight
+        let tracker = self.tracker
+        let logger = self.logger
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            // A client may send its last request and shut down its writing side: answer it.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(LineFrameDecoder(maxFrameBytes: maxFrameBytes)),
+                        RPCConnectionHandler(dispatcher: dispatcher, maxInFlight: maxInFlight, tracker: tracker, logger: logger)
+                    )
+                }
+            }
+        switch endpoint {
+        case .path(let path, let mode, let group):
+            try UnixSocketListener.preparePath(path)
+            let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            do {
+                try UnixSocketListener.applyPermissions(path: path, mode: mode, group: group)
+            } catch {
+                try? await channel.close()
+                throw error
+            }
+            return channel
+        case .inherited(let descriptor, _):
+            return try await bootstrap.withBoundSocket(descriptor).get()
+        }
+    }
+}

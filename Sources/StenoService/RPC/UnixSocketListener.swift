@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import StenoAPI
+
+/// Prepares the socket path before binding: creates its folder, replaces a stale socket
+/// file left by a crashed daemon, and refuses to start beside a live one.
+enum UnixSocketListener {
+    /// Why the socket path cannot be used.
+    struct Unusable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func preparePath(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw Unusable(description: "\(path) exists and is not a socket; remove it or choose another socket path")
+        }
+        if isAcceptingConnections(path) {
+            throw Unusable(description: "another stenod is already listening on \(path); stop it first or use another --socket")
+        }
+        // Nobody listens: the file is left over from a daemon that did not exit cleanly.
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw Unusable(description: "cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Whether something accepts connections on the socket.
+    static func isAcceptingConnections(_ path: String) -> Bool {
+        guard let fd = try? UnixDomainSocket.connect(path: path) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Gives the socket its mode and, if configured, its group.
+    static func applyPermissions(path: String, mode: UInt32, group: String?) throws {
+        if let group {
+            let gid: gid_t
+            if let numeric = gid_t(group) {
+                gid = numeric
+            } else if let entry = getgrnam(group) {
+                gid = entry.pointee.gr_gid
+            } else {
+                throw Unusable(description: "socket_group \"\(group)\" is not a group on this machine")
+            }
+            guard chown(path, uid_t.max, gid) == 0 else {
+                throw Unusable(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard chmod(path, mode_t(mode)) == 0 else {
+            throw Unusable(description: "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}

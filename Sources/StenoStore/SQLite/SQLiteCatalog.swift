@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import StenoCore
+
+/// The catalog in one SQLite file, through GRDB: a `DatabasePool` in WAL mode, so reads run
+/// while a write is in progress.
+///
+/// Opening applies the migrations of `Schema/migrations/` in order and refuses a database
+/// written by a newer Steno. All methods are safe to call from any task.
+public struct SQLiteCatalog: CatalogStore {
+    /// The connection pool every method goes through.
+    let writer: any DatabaseWriter
+    /// The database file.
+    public let path: String
+    /// Row counts, recomputed only after a commit changed something.
+    let statisticsCache: StatisticsCache
+    /// The migrations this binary knows, in order.
+    let knownMigrations: [String]
+
+    /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
+    ///
+    /// - Throws: `StoreError.schemaTooNew` for a database written by a newer Steno.
+    public static func open(path: String) async throws -> SQLiteCatalog {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "steno.catalog"
+        configuration.prepareDatabase { db in
+            // NORMAL is durable in WAL mode across process crashes (only an OS crash may lose
+            // the last transactions), and much faster than FULL.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        let migrator = SchemaMigrations.migrator()
+        let known = migrator.migrations
+        try await pool.write { db in
+            if try migrator.hasBeenSuperseded(db) {
+                // GRDB's applied list hides unknown identifiers; read the table itself to name them.
+                let recorded = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+                throw StoreError.schemaTooNew(databaseMigrations: recorded, knownMigrations: known)
+            }
+        }
+        try migrator.migrate(pool)
+        let cache = StatisticsCache()
+        pool.add(transactionObserver: cache.observer, extent: .databaseLifetime)
+        return SQLiteCatalog(writer: pool, path: path, statisticsCache: cache, knownMigrations: known)
+    }
+}
+
+extension SQLiteCatalog {
+    /// Milliseconds since 1970 for a date, the schema's representation of instants.
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The date for a schema instant.
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `steno-bench`: performance checks that print figures and ratios against a baseline
+/// measured in the same run (never a timed unit test).
+@main
+struct StenoBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "steno-bench",
+        abstract: "Steno's benchmarks. Run in release: swift run -c release steno-bench <name>.",
+        subcommands: [RPCBenchmark.self]
+    )
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+/// `steno demo`: starts a daemon on a throw-away catalog with the `Media/` samples, shows
+/// what Steno holds, and stops it again (or keeps it running with --keep).
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run a demo daemon on a temporary catalog with the Media/ samples and show the result.")
+
+    @Option(name: .long, help: "The samples folder (default ./Media).") var media = "Media"
+    @Option(name: .long, help: "The stenod binary (default: next to steno).") var stenod: String?
+    @Flag(name: .long, help: "Keep the daemon running until Ctrl-C, for trying commands against it.") var keep = false
+
+    func run() throws {
+        try reportingFailures {
+            let mediaURL = URL(fileURLWithPath: media).standardizedFileURL
+            guard FileManager.default.fileExists(atPath: mediaURL.path) else {
+                throw CLIFailure(message: "no samples folder at \(mediaURL.path); run from the repository root or pass --media DIR", exitCode: 64)
+            }
+            let daemonPath = try stenod ?? Self.siblingExecutable("stenod")
+            let root = try Self.makeTemporaryDirectory()
+            let socket = root + "/stenod.sock"
+            let inbox = root + "/inbox"
+            try Self.stageSamples(from: mediaURL, into: inbox)
+
+            let log = root + "/stenod.log"
+            FileManager.default.createFile(atPath: log, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: daemonPath)
+            process.arguments = ["--socket", socket, "--data-dir", root + "/data", "--inbox", inbox]
+            process.standardOutput = FileHandle(forWritingAtPath: log)
+            process.standardError = FileHandle(forWritingAtPath: log)
+            try process.run()
+            defer {
+                if process.isRunning {
+                    process.terminate()
+                    process.waitUntilExit()
+                }
+                if !keep { try? FileManager.default.removeItem(atPath: root) }
+            }
+            let client = try Self.waitForDaemon(socket: socket, process: process, log: log)
+
+            print("Steno demo: a daemon on a temporary catalog in \(root)\n")
+            for user in Self.demoUsers {
+                _ = try? client.call(StenoMethods.usersAdd, user)
+            }
+            let status = try client.call(StenoMethods.systemStatus)
+            print("Daemon \(status.version), schema \(status.schemaVersion), database \(status.databasePath)")
+            print("Inbox \(status.inboxPath) holds the samples of \(mediaURL.path)\n")
+            let users = try client.call(StenoMethods.usersList, PageParams())
+            print(UsersCommand.table(users.items).renderTable())
+            print("")
+            var counts = TableWriter(["TABLE", "ROWS"])
+            for (name, count) in status.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
+            print(counts.renderTable())
+
+            if keep {
+                print("\nThe daemon keeps running. In another terminal:\n  export STENO_SOCKET=\(socket)\n  steno status\nPress Ctrl-C to stop it.")
+                signal(SIGINT, SIG_IGN)  // Ctrl-C reaches the daemon too; it shuts down gracefully.
+                process.waitUntilExit()
+            }
+        }
+    }
+
+    static let demoUsers = [
+        UserAddParams(name: "alice", displayName: "Alice Martin", emails: ["alice@example.com"], role: .admin),
+        UserAddParams(name: "bob", displayName: "Bob Chen", emails: ["bob@example.com"], role: .member),
+    ]
+
+    /// Copies the sample recordings (with their sidecars) into `inbox/alice/`.
+    static func stageSamples(from media: URL, into inbox: String) throws {
+        let destination = inbox + "/alice"
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        let recordings = media.appendingPathComponent("recordings")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: recordings.path)) ?? []
+        for name in names.sorted() where !name.hasPrefix(".") {
+            try FileManager.default.copyItem(atPath: recordings.path + "/" + name, toPath: destination + "/" + name)
+        }
+    }
+
+    static func siblingExecutable(_ name: String) throws -> String {
+        let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let candidate = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: candidate) else {
+            throw CLIFailure(message: "no \(name) next to steno (\(candidate)); build it with `swift build` or pass --stenod PATH", exitCode: 1)
+        }
+        return candidate
+    }
+
+    static func makeTemporaryDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/steno-demo-XXXXXX").utf8CString)
+        guard let pointer = mkdtemp(&template) else {
+            throw CLIFailure(message: "cannot create a temporary folder: \(String(cString: strerror(errno)))", exitCode: 1)
+        }
+        return URL(fileURLWithPath: String(cString: pointer)).standardizedFileURL.path
+    }
+
+    /// Polls the socket until the daemon answers (at most 30 s), or reports why it died.
+    static func waitForDaemon(socket: String, process: Process, log: String) throws -> StenoClient {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            guard process.isRunning else {
+                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw CLIFailure(message: "stenod exited during start-up:\n\(output)", exitCode: 1)
+            }
+            if let client = try? StenoClient(socketPath: socket), (try? client.call(StenoMethods.systemVersion)) != nil {
+                return client
+            }
+            usleep(50_000)
+        }
+        throw CLIFailure(message: "stenod did not answer on \(socket) within 30 s; see \(log)", exitCode: 1)
+    }
+}

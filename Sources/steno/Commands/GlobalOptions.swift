@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import StenoAPI
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The daemon's socket (default: STENO_SOCKET, else the standard path).")
+    var socket: String?
+
+    @Flag(name: .long, help: "Print JSON instead of a table (same as --output json).")
+    var json = false
+
+    @Option(name: .long, help: "Output format: table, json or csv.")
+    var output: OutputFormat?
+
+    /// Moves global options written before the subcommand to the end, where every command's
+    /// `GlobalOptions` group reads them: `steno --socket S users list` = `steno users list --socket S`.
+    static func hoisted(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--json" {
+                leading.append(argument)
+                index += 1
+            } else if argument == "--socket" || argument == "--output", index + 1 < arguments.count {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else if argument.hasPrefix("--socket=") || argument.hasPrefix("--output=") {
+                leading.append(argument)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, index < arguments.count else { return arguments }
+        let rest = Array(arguments[index...])
+        // Options must stay before a `--` terminator.
+        if let terminator = rest.firstIndex(of: "--") {
+            return Array(rest[..<terminator]) + leading + Array(rest[terminator...])
+        }
+        return rest + leading
+    }
+
+    /// The format chosen by --output or --json.
+    var format: OutputFormat { output ?? (json ? .json : .table) }
+
+    /// The socket path to use.
+    var socketPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let socket { return socket }
+        if let fromEnvironment = environment["STENO_SOCKET"], !fromEnvironment.isEmpty { return fromEnvironment }
+        return DefaultPaths.socketPath(environment: environment)
+    }
+
+    /// Connects, runs `body`, and turns failures into a message and the documented exit code.
+    func withClient<T>(_ body: (StenoClient) throws -> T) throws -> T {
+        do {
+            let client = try StenoClient(socketPath: socketPath)
+            return try body(client)
+        } catch let error as StenoClientError {
+            throw CLIFailure(error)
+        }
+    }
+}
+
+/// Output formats of list and show commands.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, csv
+}
+
+/// A failure already explained to the user, carrying its exit code.
+struct CLIFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32
+
+    init(message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    init(_ error: StenoClientError) {
+        self.message = error.description
+        switch error {
+        case .daemonNotRunning: exitCode = 3
+        case .permissionDenied: exitCode = 5
+        case .rpc(let rpcError):
+            switch rpcError.code {
+            case RPCError.notFoundCode: exitCode = 4
+            case RPCError.notPermittedCode, RPCError.unknownUserCode: exitCode = 5
+            case RPCError.invalidParamsCode: exitCode = 64
+            default: exitCode = 1
+            }
+        default: exitCode = 1
+        }
+    }
+
+    var description: String { message }
+}
+
+extension ParsableCommand {
+    /// Runs a command body, printing a `CLIFailure` as one line on stderr and exiting with its code.
+    func reportingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let failure as CLIFailure {
+            FileHandle.standardError.write(Data("steno: \(failure.message)\n".utf8))
+            throw ExitCode(failure.exitCode)
+        }
+    }
+}

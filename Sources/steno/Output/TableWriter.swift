@@ -1,0 +1,70 @@
+import Foundation
+import StenoAPI
+
+/// Renders rows for people (aligned columns), scripts (CSV) or programs (JSON).
+struct TableWriter {
+    var columns: [String]
+    var rows: [[String]] = []
+
+    init(_ columns: [String]) { self.columns = columns }
+
+    mutating func add(_ row: [String]) { rows.append(row) }
+
+    /// Aligned columns with a header; the last column is not padded.
+    func renderTable() -> String {
+        var widths = columns.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        return ([line(columns)] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// RFC 4180 CSV with a header line.
+    func renderCSV() -> String {
+        func escape(_ cell: String) -> String {
+            cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+                ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell
+        }
+        return ([columns] + rows).map { $0.map(escape).joined(separator: ",") }.joined(separator: "\n")
+    }
+}
+
+/// Writes a command's result in the chosen format.
+enum Output {
+    static func print(_ json: JSONValue, table: TableWriter, format: OutputFormat) {
+        switch format {
+        case .json: Swift.print(json.prettyPrinted())
+        case .csv: Swift.print(table.renderCSV())
+        case .table: Swift.print(table.renderTable())
+        }
+    }
+
+    static func json<T: Encodable>(_ value: T) -> JSONValue {
+        (try? JSONValueEncoder().encode(value)) ?? .null
+    }
+
+    /// A date in the local time zone, to the minute.
+    static func date(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    /// A duration as `3d 4h`, `2h 5m`, `42s`.
+    static func duration(seconds: Double) -> String {
+        let total = Int(seconds)
+        let days = total / 86_400, hours = total % 86_400 / 3600, minutes = total % 3600 / 60
+        if days > 0 { return "\(days)d \(hours)h" }
+        if hours > 0 { return "\(hours)h \(minutes)m" }
+        if minutes > 0 { return "\(minutes)m \(total % 60)s" }
+        return String(format: "%.1fs", seconds)
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+
+/// `steno`: the command-line client of the Steno daemon. Every command is one or a few
+/// JSON-RPC calls over the daemon's Unix socket.
+@main
+struct Steno: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "steno",
+        abstract: "Query and manage the Steno catalog of meeting recordings.",
+        discussion: """
+            Talks to stenod over its Unix socket (--socket, STENO_SOCKET, or the default path).
+            Exit codes: 0 ok, 1 failed, 3 daemon not running, 4 not found, 5 not permitted, 64 usage.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            StatusCommand.self, UsersCommand.self, AdminCommand.self, CallCommand.self, DemoCommand.self,
+        ]
+    )
+
+    /// Parses with the global options allowed before the subcommand (`steno --socket S users`).
+    static func main() {
+        let arguments = GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

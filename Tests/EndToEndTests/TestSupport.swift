@@ -1,0 +1,65 @@
+import Foundation
+import StenoAPI
+import StenoTesting
+import Testing
+
+/// Runs a command and returns its exit status and output, bounded in time.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var merged = ProcessInfo.processInfo.environment
+    merged.removeValue(forKey: "STENO_SOCKET")
+    merged.merge(environment) { _, new in new }
+    process.environment = merged
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read before waiting so a full pipe cannot block the child.
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(5_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// `steno` with the daemon's socket.
+func steno(_ daemon: TestDaemon, _ arguments: [String]) throws -> CommandResult {
+    try runCommand(try TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath] + arguments)
+}
+
+/// The uid tests use to stand for another person: nobody.
+let otherUID: UInt32 = 65534
+
+/// Runs a command as `otherUID` through setpriv (tests run as root).
+func runAsOtherUser(_ executable: String, _ arguments: [String]) throws -> CommandResult {
+    try runCommand(
+        "/usr/bin/setpriv",
+        ["--reuid", String(otherUID), "--regid", String(otherUID), "--clear-groups", executable] + arguments)
+}
+
+/// Whether this test process may switch users (setpriv needs root).
+var canSwitchUsers: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
+
+/// A test daemon whose socket the `otherUID` group may open.
+func sharedSocketDaemon(extraConfig: String = "") throws -> TestDaemon {
+    try TestDaemon(config: "socket_group = \"\(otherUID)\"\n" + extraConfig)
+}
+
+extension RawSocketClient {
+    /// Sends a line and parses the one reply line.
+    func call(_ line: String, timeout: TimeInterval = 10) throws -> JSONValue? {
+        try sendLine(line)
+        return try readJSON(timeout: timeout)
+    }
+}
