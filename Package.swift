@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // MARK: Core domain — no I/O.
@@ -32,12 +33,14 @@ let package = Package(
             dependencies: ["StenoCore", .product(name: "GRDB", package: "GRDB.swift")],
             plugins: ["EmbedSchemaPlugin"]
         ),
+        .target(name: "StenoMedia", dependencies: ["StenoCore"]),
 
         // MARK: Service wiring.
         .target(
             name: "StenoService",
             dependencies: [
-                "StenoCore", "StenoAPI", "StenoStore",
+                "StenoCore", "StenoAPI", "StenoStore", "StenoMedia",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,6 +79,7 @@ let package = Package(
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia"]),
         .testTarget(
             name: "StenoServiceTests",
             dependencies: ["StenoService", "StenoAPI", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")]

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import StenoMedia
+
+/// The sample recordings shipped in Media/recordings (used by the demo) must all parse.
+@Suite("Sample recordings")
+struct SampleRecordingsTests {
+    struct Expected: Sendable {
+        var format: MediaFormat
+        var codec: String
+        var duration: Double
+        var created: String?
+    }
+
+    static let expected: [String: Expected] = [
+        "standup-2026-11-20.m4a": Expected(format: .mp4, codec: "aac", duration: 5.056, created: "2026-11-20T09:31:00Z"),
+        "design-review.wav": Expected(format: .wav, codec: "pcm_u8", duration: 3.005, created: "2026-11-18T14:00:05Z"),
+        "customer-call.mp3": Expected(format: .mp3, codec: "mp3", duration: 3.447, created: "2026-11-19T15:02:00Z"),
+        "retro.ogg": Expected(format: .ogg, codec: "opus", duration: 3.510, created: "2026-11-21T16:00:00Z"),
+        "one-on-one.webm": Expected(format: .webm, codec: "opus", duration: 2.964, created: "2026-11-17T11:00:00Z"),
+        "voice-memo.caf": Expected(format: .caf, codec: "ima4", duration: 2.568, created: nil),
+        "planning.flac": Expected(format: .flac, codec: "flac", duration: 2.646, created: "2026-11-16T10:00:00Z"),
+    ]
+
+    @Test(arguments: expected.keys.sorted())
+    func sample(_ name: String) throws {
+        let path = sampleRecordingsFolder() + "/" + name
+        let info = try MediaProbe.probe(path: path)
+        guard let want = Self.expected[name] else { return }
+        #expect(info.format == want.format)
+        #expect(info.codec == want.codec)
+        #expect(abs(info.duration - want.duration) < 0.01)
+        #expect(info.channels == 1)
+        #expect(info.creationTime == want.created.flatMap(MediaDate.parse))
+    }
+
+    @Test func fileSourceErrors() {
+        #expect(throws: MediaError.self) { try MediaProbe.probe(path: "/nonexistent/x.wav") }
+        do {
+            _ = try MediaProbe.probe(path: NSTemporaryDirectory())
+        } catch {
+            #expect(error.kind == .io)
+        }
+    }
+
+    @Test func detectionIgnoresTheExtension() throws {
+        let dir = try TempDir()
+        defer { dir.cleanup() }
+        let wrong = dir.path + "/actually-flac.mp3"
+        try FileManager.default.copyItem(atPath: sampleRecordingsFolder() + "/planning.flac", toPath: wrong)
+        #expect(try MediaProbe.detectFormat(path: wrong) == .flac)
+        #expect(try MediaProbe.probe(path: wrong).codec == "flac")
+    }
+}

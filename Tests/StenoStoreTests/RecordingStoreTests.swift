@@ -1,0 +1,95 @@
+import Foundation
+import StenoCore
+import Testing
+
+@testable import StenoStore
+
+@Suite("Recordings in the catalog")
+struct RecordingStoreTests {
+    let metadata = RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 2.5, sampleRate: 8000, channels: 1)
+
+    func ingest(_ path: String, hash: String?, size: Int64 = 100, owner: Int64? = nil, failed: String? = nil, at seconds: Double = 0) -> IngestRecord {
+        IngestRecord(
+            path: path, size: size, modified: Date(timeIntervalSince1970: 1_700_000_000), contentHash: hash, ownerID: owner,
+            outcome: failed.map { .failed(reason: $0) } ?? .ready(metadata), now: Date(timeIntervalSince1970: 1_700_000_000 + seconds))
+    }
+
+    @Test func sameContentTwiceIsOneRecordingWithTwoPaths() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let first = try await catalog.recordIngest(ingest("alice/a.wav", hash: "h1"))
+        let second = try await catalog.recordIngest(ingest("alice/copy-of-a.wav", hash: "h1"))
+        #expect(first.id == second.id)
+        #expect(Set(second.paths.map(\.path)) == ["alice/a.wav", "alice/copy-of-a.wav"])
+        #expect(try await catalog.recordings(RecordingQuery()).count == 1)
+        // Ingesting the same path again changes nothing.
+        let again = try await catalog.recordIngest(ingest("alice/a.wav", hash: "h1"))
+        #expect(again.id == first.id && again.paths.count == 2)
+    }
+
+    @Test func moveUpdatesThePathAndDeleteMarksMissing() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let recording = try await catalog.recordIngest(ingest("alice/old.wav", hash: "h"))
+        let gone = try await catalog.markPathGone("alice/old.wav", now: Date())
+        #expect(gone?.status == .missing)
+        let moved = try await catalog.recordIngest(ingest("alice/new.wav", hash: "h"))
+        #expect(moved.id == recording.id)
+        #expect(moved.status == .ready, "a recording that comes back is ready again")
+        #expect(moved.paths == [RecordingPath(path: "alice/new.wav", isPresent: true)])
+        #expect(try await catalog.markPathGone("alice/never-seen.wav", now: Date()) == nil)
+    }
+
+    @Test func oneOfTwoPathsGoneKeepsTheRecordingReady() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        _ = try await catalog.recordIngest(ingest("a.wav", hash: "h"))
+        _ = try await catalog.recordIngest(ingest("b.wav", hash: "h"))
+        let after = try await catalog.markPathGone("a.wav", now: Date())
+        #expect(after?.status == .ready)
+        #expect(after?.paths.first { $0.path == "a.wav" }?.isPresent == false)
+    }
+
+    @Test func overwrittenFileRepointsThePath() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let old = try await catalog.recordIngest(ingest("alice/take.wav", hash: "old"))
+        let new = try await catalog.recordIngest(ingest("alice/take.wav", hash: "new"))
+        #expect(old.id != new.id)
+        #expect(try await catalog.recording(id: old.id, visibleTo: nil).status == .missing)
+        #expect(try await catalog.pathState("alice/take.wav")?.recordingID == new.id)
+    }
+
+    @Test func failuresKeepTheirReasonAndRecover() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let failed = try await catalog.recordIngest(ingest("x.mp3", hash: nil, failed: "not audio: no known container signature"))
+        #expect(failed.status == .failed)
+        #expect(failed.failureReason == "not audio: no known container signature")
+        let again = try await catalog.recordIngest(ingest("x.mp3", hash: nil, failed: "still unreadable"))
+        #expect(again.id == failed.id, "an unreadable file at one path stays one recording")
+        let listed = try await catalog.recordings(RecordingQuery(status: .failed))
+        #expect(listed.map(\.id) == [failed.id])
+    }
+
+    @Test func queriesFilterAndRespectVisibility() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let alice = try await catalog.addUser(UserDraft(name: "alice"))
+        let bob = try await catalog.addUser(UserDraft(name: "bob"))
+        var withTime = metadata
+        withTime.recordedAt = Date(timeIntervalSince1970: 1_763_631_000)
+        withTime.recordedAtSource = .sidecar
+        let mine = try await catalog.recordIngest(
+            IngestRecord(path: "alice/a.wav", size: 1, modified: Date(), contentHash: "a", ownerID: alice.id, outcome: .ready(withTime)))
+        let theirs = try await catalog.recordIngest(ingest("bob/b.wav", hash: "b", owner: bob.id))
+        #expect(mine.ownerName == "alice")
+        #expect(mine.recordedAtSource == .sidecar)
+        #expect(try await catalog.recordings(RecordingQuery(visibleTo: alice.id)).map(\.id) == [mine.id])
+        #expect(try await catalog.recordings(RecordingQuery(ownerID: bob.id)).map(\.id) == [theirs.id])
+        #expect(try await catalog.recordings(RecordingQuery(from: Date(timeIntervalSince1970: 1_763_600_000))).map(\.id) == [mine.id])
+        await #expect(throws: StoreError.self) { _ = try await catalog.recording(id: theirs.id, visibleTo: alice.id) }
+        #expect(try await catalog.recordings(RecordingQuery(afterID: mine.id, limit: 10)).map(\.id) == [theirs.id])
+        #expect(try await catalog.presentPaths().count == 2)
+    }
+}
