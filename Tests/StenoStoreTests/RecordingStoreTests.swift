@@ -40,6 +40,16 @@ struct RecordingStoreTests {
         #expect(try await catalog.markPathGone("alice/never-seen.wav", now: Date()) == nil)
     }
 
+    @Test func renameSeenAsNewPathThenDeletionKeepsOnlyTheNewPath() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        _ = try await catalog.recordIngest(ingest("alice/old.wav", hash: "h"))
+        _ = try await catalog.recordIngest(ingest("alice/new.wav", hash: "h"))
+        let after = try await catalog.markPathGone("alice/old.wav", now: Date())
+        #expect(after?.paths == [RecordingPath(path: "alice/new.wav", isPresent: true)])
+        #expect(after?.status == .ready)
+    }
+
     @Test func oneOfTwoPathsGoneKeepsTheRecordingReady() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
@@ -47,7 +57,7 @@ struct RecordingStoreTests {
         _ = try await catalog.recordIngest(ingest("b.wav", hash: "h"))
         let after = try await catalog.markPathGone("a.wav", now: Date())
         #expect(after?.status == .ready)
-        #expect(after?.paths.first { $0.path == "a.wav" }?.isPresent == false)
+        #expect(after?.paths == [RecordingPath(path: "b.wav", isPresent: true)], "a path that is gone while another remains is forgotten")
     }
 
     @Test func overwrittenFileRepointsThePath() async throws {

@@ -36,6 +36,8 @@ public enum StenoMethods {
         systemVersion.name, systemStatus.name,
         usersAdd.name, usersList.name, usersUpdate.name, usersRemove.name,
         adminBackup.name,
+        jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,
+        recordingsList.name, recordingsGet.name, recordingsIngest.name,
         rpcDiscover,
     ]
 }

@@ -24,6 +24,12 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var logFormat: LogFormat
     /// JSON-RPC server limits.
     public var rpc: RPCSettings
+    /// The job worker pool (`[jobs]`).
+    public var jobs = JobSettings()
+    /// How the inbox is watched (`[watcher]`).
+    public var watcher = InboxWatcherSettings()
+    /// Cron schedules that enqueue jobs (`[[schedule]]`).
+    public var schedules: [ScheduleSettings] = []
 
     /// How log lines are written.
     public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {

@@ -15,7 +15,7 @@ public struct StenoDaemon: Sendable {
     /// The resolved configuration.
     public let configuration: StenoConfiguration
     private let environment: [String: String]
-    private let logger: Logger
+    let logger: Logger
 
     public init(configuration: StenoConfiguration, environment: [String: String], logger: Logger = Logger(label: "stenod")) {
         self.configuration = configuration
@@ -42,7 +42,11 @@ public struct StenoDaemon: Sendable {
             "catalog ready",
             metadata: ["database": "\(configuration.databasePath)", "schema": "\(statistics.schemaVersion)"])
 
-        let dispatcher = try makeDispatcher(store: store)
+        let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
+        let handlers = jobHandlers(store: store, queue: queue)
+        let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
+        let watcher = makeInboxWatcher(store: store, queue: queue)
+        let dispatcher = try makeDispatcher(store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)))
         let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : System.coreCount
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let environment = self.environment
@@ -55,7 +59,9 @@ public struct StenoDaemon: Sendable {
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: server)],
+                // Shut down in reverse: the server stops taking requests, the scheduler and the
+                // watcher stop enqueuing, then the pool finishes or releases its jobs.
+                services: [.init(service: pool), .init(service: watcher), .init(service: scheduler), .init(service: server)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             ))
@@ -70,7 +76,8 @@ public struct StenoDaemon: Sendable {
     }
 
     /// The method table with every method of this build.
-    func makeDispatcher(store: SQLiteCatalog) throws -> RPCDispatcher {
+    func makeDispatcher(store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil) throws -> RPCDispatcher {
+        let queue = queue ?? JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         var table = RPCMethodTable()
         SystemMethods(
             store: store, startedAt: Date(), startedAtInstant: .now, configuration: configuration,
@@ -78,6 +85,8 @@ public struct StenoDaemon: Sendable {
         ).register(in: &table)
         UserMethods(store: store).register(in: &table)
         AdminMethods(store: store).register(in: &table)
+        recordingMethods(store: store, queue: queue).register(in: &table)
+        JobMethods(queue: queue, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)
         let resolver = CallerResolver(store: store, daemonUID: getuid())
         return RPCDispatcher(methods: table, resolver: resolver, logger: logger)
     }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import NIOPosix
 import StenoCore
 import StenoMedia
 import StenoStore
@@ -70,16 +71,22 @@ struct RecordingIngestor: Sendable {
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
 
         let hash: String
-        do {
-            hash = try ContentHasher.sha256(path: absolute).hex
-        } catch {
-            return .recorded(try await fail(relative, size: size, modified: modified, reason: error.description, now: now))
+        if let known = try await unchangedHash(of: relative, size: size, modified: modified) {
+            hash = known  // same size and mtime as when last read: reading companions again is enough
+        } else {
+            do {
+                // Reading a whole file blocks: keep it off Swift's few cooperative threads.
+                hash = try await NIOThreadPool.singleton.runIfActive { try ContentHasher.sha256(path: absolute).hex }
+            } catch let error as ContentHasher.Failure {
+                return .recorded(try await fail(relative, size: size, modified: modified, reason: error.description, now: now))
+            }
         }
         let owner = try await owner(of: relative, sidecarOwner: nil, fileUID: info.st_uid)
         let record: IngestRecord
         do {
-            let media = try MediaProbe.probe(path: absolute)
-            let companions = readCompanions(of: relative)
+            let (media, companions) = try await NIOThreadPool.singleton.runIfActive { [self] in
+                (try MediaProbe.probe(path: absolute), readCompanions(of: relative))
+            }
             let ownerID = try await self.owner(of: relative, sidecarOwner: companions.sidecar?.owner, fileUID: info.st_uid) ?? owner
             record = IngestRecord(
                 path: relative, size: size, modified: modified, contentHash: hash, ownerID: ownerID,
@@ -93,6 +100,14 @@ struct RecordingIngestor: Sendable {
     }
 
     // MARK: - Pieces
+
+    /// The stored hash of a path whose size and mtime have not changed since it was read.
+    private func unchangedHash(of path: String, size: Int64, modified: Date) async throws -> String? {
+        guard let state = try await store.pathState(path), state.isPresent, state.size == size,
+            state.modifiedMilliseconds == Int64((modified.timeIntervalSince1970 * 1000).rounded())
+        else { return nil }
+        return try await store.recording(id: state.recordingID, visibleTo: nil).contentHash
+    }
 
     private func fail(_ path: String, size: Int64, modified: Date, reason: String, now: Date) async throws -> Recording {
         let owner = try await owner(of: path, sidecarOwner: nil, fileUID: nil)

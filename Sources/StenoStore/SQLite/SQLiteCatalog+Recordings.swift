@@ -68,9 +68,17 @@ extension SQLiteCatalog: RecordingStore {
                 db, sql: "SELECT recording_id FROM recording_paths WHERE path = ? AND is_present = 1", arguments: [path])
             else { return nil }
             let nowMilliseconds = Self.milliseconds(now)
-            try db.execute(
-                sql: "UPDATE recording_paths SET is_present = 0, last_seen_at = ? WHERE path = ?", arguments: [nowMilliseconds, path])
-            try Self.markMissingIfNoPathRemains(db, recordingID: id, now: nowMilliseconds)
+            let otherPathPresent = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM recording_paths WHERE recording_id = ? AND is_present = 1 AND path != ?", arguments: [id, path]) ?? false
+            if otherPathPresent {
+                // The recording lives on elsewhere (a rename, or one of two copies): forget this path.
+                try db.execute(sql: "DELETE FROM recording_paths WHERE path = ?", arguments: [path])
+            } else {
+                // Keep the last known location of a missing recording.
+                try db.execute(
+                    sql: "UPDATE recording_paths SET is_present = 0, last_seen_at = ? WHERE path = ?", arguments: [nowMilliseconds, path])
+                try Self.markMissingIfNoPathRemains(db, recordingID: id, now: nowMilliseconds)
+            }
             return try Self.fetchRecordings(db, whereSQL: "r.id = ?", arguments: [id], withTranscript: false).first
         }
     }

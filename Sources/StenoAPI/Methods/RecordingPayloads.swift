@@ -1,0 +1,64 @@
+import Foundation
+import StenoCore
+
+extension StenoMethods {
+    // MARK: recordings.*
+
+    /// Recordings the caller may see (members: their own; admins: all), a page at a time.
+    public static let recordingsList = RPCMethodDescriptor<RecordingListParams, Page<Recording>>("recordings.list")
+    /// One recording with its transcript.
+    public static let recordingsGet = RPCMethodDescriptor<RecordingReferenceParams, Recording>("recordings.get")
+    /// Queues files or folders of the inbox for ingestion now, ahead of bulk work; returns the job ids.
+    public static let recordingsIngest = RPCMethodDescriptor<IngestParams, IngestResult>("recordings.ingest")
+}
+
+/// Params of `recordings.list`.
+public struct RecordingListParams: Codable, Sendable, Hashable {
+    /// Only this owner's recordings (name, email or id).
+    public var owner: String?
+    public var status: RecordingStatus?
+    /// Recorded at or after `from`, before `to`.
+    public var from: Date?
+    public var to: Date?
+    public var cursor: String?
+    public var limit: Int?
+
+    public init(owner: String? = nil, status: RecordingStatus? = nil, from: Date? = nil, to: Date? = nil, cursor: String? = nil, limit: Int? = nil) {
+        self.owner = owner
+        self.status = status
+        self.from = from
+        self.to = to
+        self.cursor = cursor
+        self.limit = limit
+    }
+}
+
+/// Names one recording by id.
+public struct RecordingReferenceParams: Codable, Sendable, Hashable {
+    public var id: Int64
+    public init(id: Int64) { self.id = id }
+}
+
+/// Params of `recordings.ingest`.
+public struct IngestParams: Codable, Sendable, Hashable {
+    /// Files or folders inside the daemon's inbox: absolute, or relative to the inbox.
+    public var paths: [String]
+    public init(paths: [String]) { self.paths = paths }
+}
+
+/// The result of `recordings.ingest`: one job per file found.
+public struct IngestResult: Codable, Sendable, Hashable {
+    /// Inbox-relative path and the id of the job reading it.
+    public var jobs: [IngestJob]
+
+    public struct IngestJob: Codable, Sendable, Hashable {
+        public var path: String
+        public var jobID: Int64
+        public init(path: String, jobID: Int64) {
+            self.path = path
+            self.jobID = jobID
+        }
+    }
+
+    public init(jobs: [IngestJob]) { self.jobs = jobs }
+}

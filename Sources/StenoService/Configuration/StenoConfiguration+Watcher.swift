@@ -1,0 +1,29 @@
+import StenoAPI
+
+extension StenoConfiguration {
+    static let watcherKeys: Set<String> = ["settle_seconds", "rescan_minutes", "polling", "poll_seconds"]
+
+    /// Reads `[watcher]`: settle interval, rescan period, polling mode for NFS/SMB.
+    mutating func applyWatcher(file settings: [String: JSONValue], path: String) throws {
+        guard let value = settings["watcher"] else { return }
+        guard case .object(let table) = value else { throw ConfigurationError("\(path): [watcher] must be a table") }
+        if let unknown = table.keys.sorted().first(where: { !Self.watcherKeys.contains($0) }) {
+            throw ConfigurationError(
+                "\(path): unknown setting \"watcher.\(unknown)\" (known: \(Self.watcherKeys.sorted().joined(separator: ", ")))")
+        }
+        func seconds(_ key: String, in range: ClosedRange<Double>) throws -> Duration? {
+            guard let value = table[key] else { return nil }
+            guard let number = value.doubleValue, range.contains(number) else {
+                throw ConfigurationError("\(path): watcher.\(key) must be a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return .milliseconds(Int64(number * 1000))
+        }
+        if let value = try seconds("settle_seconds", in: 0...3600) { watcher.settleInterval = value }
+        if let value = try seconds("rescan_minutes", in: 0.1...10_080) { watcher.rescanInterval = value * 60 }
+        if let value = try seconds("poll_seconds", in: 0.1...3600) { watcher.pollInterval = value }
+        if let value = table["polling"] {
+            guard let flag = value.boolValue else { throw ConfigurationError("\(path): watcher.polling must be true or false") }
+            watcher.pollingOnly = flag
+        }
+    }
+}

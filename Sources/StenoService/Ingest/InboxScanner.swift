@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import StenoCore
+
+/// A file's size and modification time, as the settle check compares them.
+struct FileSignature: Sendable, Hashable {
+    var size: Int64
+    var modifiedMilliseconds: Int64
+
+    /// The signature of a regular file (following a symlink), or nil if there is none.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        size = Int64(info.st_size)
+        modifiedMilliseconds = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
+    }
+
+    init(size: Int64, modifiedMilliseconds: Int64) {
+        self.size = size
+        self.modifiedMilliseconds = modifiedMilliseconds
+    }
+}
+
+/// Walks the inbox tree: every file worth ingesting with its signature, and every folder
+/// (for inotify watches). Hidden folders and litter are not entered.
+enum InboxScanner {
+    struct Result {
+        var files: [String: FileSignature] = [:]
+        var folders: [String] = []
+    }
+
+    /// Scans below `inbox`; `relativeFolder` limits the walk to one subtree.
+    static func scan(inbox: String, relativeFolder: String = "", maxEntries: Int = 5_000_000) -> Result {
+        var result = Result()
+        var stack = [relativeFolder]
+        var visited = 0
+        while let folder = stack.popLast(), visited < maxEntries {
+            result.folders.append(folder)
+            let absolute = folder.isEmpty ? inbox : inbox + "/" + folder
+            guard let directory = opendir(absolute) else { continue }
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                visited += 1
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." || InboxPath.isIgnoredComponent(name) { continue }
+                let relative = folder.isEmpty ? name : folder + "/" + name
+                switch Int32(entry.pointee.d_type) {
+                case Int32(DT_DIR):
+                    stack.append(relative)
+                case Int32(DT_REG), Int32(DT_LNK), Int32(DT_UNKNOWN):
+                    var info = stat()
+                    if Int32(entry.pointee.d_type) == Int32(DT_UNKNOWN), lstat(absolute + "/" + name, &info) == 0,
+                        (info.st_mode & S_IFMT) == S_IFDIR
+                    {
+                        stack.append(relative)
+                        continue
+                    }
+                    guard InboxPath.kind(of: relative) != .ignored else { continue }
+                    // A symlink's own signature is recorded even when it leads outside: the
+                    // ingestor refuses it with a reason.
+                    result.files[relative] = FileSignature(path: absolute + "/" + name) ?? FileSignature(size: -1, modifiedMilliseconds: 0)
+                default:
+                    continue
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StenoCore
+
+/// A change under the inbox worth ingesting.
+enum InboxChange: Sendable, Hashable {
+    /// A complete file (recording, sidecar or transcript) to read.
+    case settled(String)
+    /// A file that is gone.
+    case removed(String)
+}
+
+/// How the watcher watches.
+public struct InboxWatcherSettings: Sendable, Hashable {
+    /// How long size and mtime must stay unchanged before a file is read.
+    public var settleInterval: Duration = .seconds(2)
+    /// A full rescan reconciles what events missed (network shares, overflow), this often.
+    public var rescanInterval: Duration = .seconds(600)
+    /// No inotify (NFS, SMB): rescan every `pollInterval` instead.
+    public var pollingOnly = false
+    public var pollInterval: Duration = .seconds(10)
+
+    public init() {}
+}
+
+/// Watches the inbox tree with inotify (recursively; new folders are watched as they
+/// appear), settles files, reconciles with periodic rescans, and reports changes.
+///
+/// All state lives in one loop fed by the reader thread, so there is nothing to lock.
+final class InboxWatcher: Service, Sendable {
+    private let inbox: String
+    private let settings: InboxWatcherSettings
+    private let knownPaths: @Sendable () async throws -> [String: FileSignature]
+    private let onChange: @Sendable (InboxChange) async -> Void
+    private let logger: Logger
+
+    init(
+        inbox: String, settings: InboxWatcherSettings, logger: Logger,
+        knownPaths: @escaping @Sendable () async throws -> [String: FileSignature],
+        onChange: @escaping @Sendable (InboxChange) async -> Void
+    ) {
+        self.inbox = inbox
+        self.settings = settings
+        self.logger = logger
+        self.knownPaths = knownPaths
+        self.onChange = onChange
+    }
+
+    func run() async throws {
+        var state = WatchState(tracker: SettleTracker(interval: settings.settleInterval))
+        let reader = settings.pollingOnly ? nil : InotifyReader()
+        if reader == nil && !settings.pollingOnly {
+            logger.warning("inotify is not available; polling the inbox every \(settings.pollInterval)")
+        }
+        let tick: Duration = .milliseconds(250)
+        let inputs = reader?.inputs(tickInterval: tick) ?? Self.ticks(every: tick)
+        let rescanEvery = reader == nil ? settings.pollInterval : settings.rescanInterval
+        await rescan(&state, reader: reader, firstTime: true)
+        var nextRescan = ContinuousClock.now + rescanEvery
+        logger.info("watching \(inbox)", metadata: ["mode": "\(reader == nil ? "polling" : "inotify")"])
+
+        for await input in inputs.cancelOnGracefulShutdown() {
+            switch input {
+            case .events(let events):
+                await handle(events, &state, reader: reader)
+            case .tick:
+                let now = ContinuousClock.now
+                let inbox = self.inbox
+                for path in state.tracker.settled(now: now, signature: { FileSignature(path: inbox + "/" + $0) }) {
+                    state.companions[path] = FileSignature(path: inbox + "/" + path)
+                    await onChange(.settled(path))
+                }
+                if state.needsRescan || now >= nextRescan {
+                    await rescan(&state, reader: reader, firstTime: false)
+                    nextRescan = .now + rescanEvery
+                }
+            }
+        }
+        reader?.stop()
+    }
+
+    /// The watcher's memory.
+    private struct WatchState {
+        var tracker: SettleTracker
+        /// inotify watch descriptor → folder relative to the inbox ("" for the inbox).
+        var folders: [Int32: String] = [:]
+        /// Sidecars and transcripts already seen, so a rescan reports only changed ones.
+        var companions: [String: FileSignature?] = [:]
+        var needsRescan = false
+    }
+
+    private func handle(_ events: [InotifyEvent], _ state: inout WatchState, reader: InotifyReader?) async {
+        let now = ContinuousClock.now
+        for event in events {
+            if event.has(IN_Q_OVERFLOW) {
+                logger.warning("inotify queue overflowed; rescanning the inbox")
+                state.needsRescan = true
+                continue
+            }
+            if event.has(IN_IGNORED) {
+                state.folders[event.watch] = nil
+                continue
+            }
+            guard let folder = state.folders[event.watch] else { continue }
+            if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) {
+                state.needsRescan = true
+                continue
+            }
+            guard !event.name.isEmpty else { continue }
+            let path = folder.isEmpty ? event.name : folder + "/" + event.name
+            if event.isDirectory {
+                if event.has(IN_CREATE) || event.has(IN_MOVED_TO), !InboxPath.isIgnoredComponent(event.name) {
+                    // Files may have landed before the watch existed: scan the new folder.
+                    let found = InboxScanner.scan(inbox: inbox, relativeFolder: path)
+                    addWatches(found.folders, &state, reader: reader)
+                    for (file, signature) in found.files { state.tracker.noteFound(file, signature: signature, now: now) }
+                } else if event.has(IN_MOVED_FROM) || event.has(IN_DELETE) {
+                    state.needsRescan = true  // every catalogued path below it is gone
+                }
+                continue
+            }
+            guard InboxPath.kind(of: path) != .ignored else { continue }
+            if event.has(IN_CLOSE_WRITE) || event.has(IN_MOVED_TO) {
+                state.tracker.noteClosed(path, signature: FileSignature(path: inbox + "/" + path), now: now)
+            } else if event.has(IN_CREATE) || event.has(IN_MODIFY) {
+                state.tracker.noteWriting(path, now: now)
+            } else if event.has(IN_DELETE) || event.has(IN_MOVED_FROM) {
+                state.tracker.forget(path)
+                state.companions[path] = nil
+                await onChange(.removed(path))
+            }
+        }
+    }
+
+    private func addWatches(_ folders: [String], _ state: inout WatchState, reader: InotifyReader?) {
+        guard let reader else { return }
+        let watched = Set(state.folders.values)
+        for folder in folders where !watched.contains(folder) {
+            switch reader.watch(folder.isEmpty ? inbox : inbox + "/" + folder) {
+            case .success(let wd): state.folders[wd] = folder
+            case .failure(let error):
+                logger.warning("cannot watch \(folder.isEmpty ? inbox : folder): \(error); it is covered by rescans only")
+            }
+        }
+    }
+
+    /// Walks the tree and compares it with the catalog: new or changed files become
+    /// candidates, catalogued paths no longer on disk are reported removed.
+    private func rescan(_ state: inout WatchState, reader: InotifyReader?, firstTime: Bool) async {
+        state.needsRescan = false
+        let now = ContinuousClock.now
+        let found = InboxScanner.scan(inbox: inbox)
+        addWatches(found.folders, &state, reader: reader)
+        let known: [String: FileSignature]
+        do {
+            known = try await knownPaths()
+        } catch {
+            logger.error("rescan cannot read the catalog: \(error); will retry")
+            state.needsRescan = true
+            return
+        }
+        for (path, signature) in found.files {
+            switch InboxPath.kind(of: path) {
+            case .recording:
+                if known[path] != signature { state.tracker.noteFound(path, signature: signature, now: now) }
+            case .sidecar, .transcript:
+                // At start-up every companion is read again (cheap: unchanged recordings are
+                // not re-hashed); later only those that changed.
+                if firstTime || state.companions[path] != .some(signature) {
+                    state.companions[path] = signature
+                    state.tracker.noteFound(path, signature: signature, now: now)
+                }
+            case .ignored:
+                continue
+            }
+        }
+        for path in known.keys where found.files[path] == nil {
+            state.tracker.forget(path)
+            await onChange(.removed(path))
+        }
+    }
+
+    /// Ticks only, for polling mode.
+    private static func ticks(every interval: Duration) -> AsyncStream<WatcherInput> {
+        AsyncStream { continuation in
+            let task = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    continuation.yield(.tick)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

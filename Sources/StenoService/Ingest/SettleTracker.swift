@@ -1,0 +1,67 @@
+/// Decides when a file is complete: it was closed after writing (or moved in, or found by a
+/// rescan) and its size and mtime then stayed the same for the settle interval. A file
+/// still being written (modified, not yet closed) is never declared settled by a rescan.
+struct SettleTracker {
+    private struct Candidate {
+        var signature: FileSignature?
+        var stableSince: ContinuousClock.Instant
+    }
+
+    let interval: Duration
+    /// A writer that stops without closing (crashed) is forgotten after this long.
+    let abandonedWriteTimeout: Duration
+    private var candidates: [String: Candidate] = [:]
+    private var writing: [String: ContinuousClock.Instant] = [:]
+
+    init(interval: Duration, abandonedWriteTimeout: Duration = .seconds(600)) {
+        self.interval = interval
+        self.abandonedWriteTimeout = abandonedWriteTimeout
+    }
+
+    /// Paths waiting to settle.
+    var pendingCount: Int { candidates.count }
+
+    /// CREATE or MODIFY: someone is writing.
+    mutating func noteWriting(_ path: String, now: ContinuousClock.Instant) {
+        writing[path] = now
+        if candidates[path] != nil { candidates[path]?.stableSince = now }
+    }
+
+    /// CLOSE_WRITE or MOVED_TO: the writer is done; wait for the settle interval.
+    mutating func noteClosed(_ path: String, signature: FileSignature?, now: ContinuousClock.Instant) {
+        writing[path] = nil
+        candidates[path] = Candidate(signature: signature, stableSince: now)
+    }
+
+    /// Found by a rescan: a candidate unless a writer is at work on it.
+    mutating func noteFound(_ path: String, signature: FileSignature?, now: ContinuousClock.Instant) {
+        guard writing[path] == nil, candidates[path] == nil else { return }
+        candidates[path] = Candidate(signature: signature, stableSince: now)
+    }
+
+    /// Deleted or moved away.
+    mutating func forget(_ path: String) {
+        candidates[path] = nil
+        writing[path] = nil
+    }
+
+    /// The paths that have settled by `now`, given their current signatures.
+    mutating func settled(now: ContinuousClock.Instant, signature: (String) -> FileSignature?) -> [String] {
+        writing = writing.filter { now - $0.value < abandonedWriteTimeout }
+        var done: [String] = []
+        for (path, candidate) in candidates where now - candidate.stableSince >= interval {
+            guard writing[path] == nil else { continue }
+            guard let current = signature(path) else {
+                candidates[path] = nil  // gone before it settled; the delete event reports it
+                continue
+            }
+            if current == candidate.signature {
+                candidates[path] = nil
+                done.append(path)
+            } else {
+                candidates[path] = Candidate(signature: current, stableSince: now)
+            }
+        }
+        return done.sorted()
+    }
+}

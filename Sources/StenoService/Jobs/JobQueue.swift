@@ -1,0 +1,34 @@
+import StenoCore
+import StenoStore
+
+/// The job queue as the rest of the service uses it: enqueues and wakes the worker pool, so a
+/// new job starts within milliseconds instead of at the next poll.
+public struct JobQueue: Sendable {
+    /// The queue's storage.
+    public let store: any JobQueueStore
+    /// `maxAttempts` for drafts that leave it unset (`[jobs] max_attempts`).
+    public let defaultMaxAttempts: Int
+    let signal: JobWakeSignal
+
+    /// A queue on `store`; share one value between the pool and everyone who enqueues.
+    public init(store: any JobQueueStore, defaultMaxAttempts: Int = JobDraft.defaultMaxAttempts) {
+        self.store = store
+        self.defaultMaxAttempts = defaultMaxAttempts
+        self.signal = JobWakeSignal()
+    }
+
+    /// Enqueues a job (or finds the live one holding its unique key) and wakes idle workers.
+    public func enqueue(_ draft: JobDraft) async throws -> EnqueueResult {
+        var draft = draft
+        if draft.maxAttempts == nil { draft.maxAttempts = defaultMaxAttempts }
+        let result = try await store.enqueue(draft)
+        if result.isNew { signal.wake() }
+        return result
+    }
+
+    /// Wakes idle workers: call after enqueuing through a store transaction of your own
+    /// (`SQLiteCatalog.enqueue(_:in:)`).
+    public func wake() {
+        signal.wake()
+    }
+}

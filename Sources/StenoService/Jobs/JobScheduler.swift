@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StenoCore
+import StenoStore
+
+/// Enqueues jobs at the fire times of cron schedules from the configuration (`[[schedule]]`):
+/// calendar sync every few minutes, link revalidation nightly.
+///
+/// Each schedule enqueues with the unique key `schedule:<kind>`, so a run still queued or
+/// running when the next fire time comes is not doubled, and several daemons sharing one
+/// queue enqueue a fire time once. Fire times missed while the daemon was down are not caught
+/// up: the next one is computed from the start.
+public struct JobScheduler: Service {
+    /// One `[[schedule]]` entry.
+    public struct Entry: Sendable, Hashable {
+        /// The job kind to enqueue.
+        public var kind: String
+        /// When.
+        public var schedule: CronSchedule
+        /// The job payload, JSON text.
+        public var payload: String
+        /// The zone the cron fields are read in.
+        public var timeZone: TimeZone
+        /// The job priority.
+        public var priority: Int
+
+        public init(kind: String, schedule: CronSchedule, payload: String = "{}", timeZone: TimeZone, priority: Int = JobPriority.normal) {
+            self.kind = kind
+            self.schedule = schedule
+            self.payload = payload
+            self.timeZone = timeZone
+            self.priority = priority
+        }
+
+        /// The unique key of this schedule's jobs.
+        public var uniqueKey: String { "schedule:\(kind)" }
+    }
+
+    let queue: JobQueue
+    let entries: [Entry]
+    let logger: Logger
+    /// The longest sleep, so a changed wall clock (NTP step, suspend) is noticed soon.
+    let maximumSleep: Duration
+
+    public init(queue: JobQueue, entries: [Entry], logger: Logger, maximumSleep: Duration = .seconds(60)) {
+        self.queue = queue
+        self.entries = entries
+        self.logger = logger
+        self.maximumSleep = maximumSleep
+    }
+
+    /// Runs until graceful shutdown or cancellation.
+    public func run() async throws {
+        guard !entries.isEmpty else {
+            // Nothing to do, but a service returning early would stop the group.
+            try? await gracefulShutdown()
+            return
+        }
+        for entry in entries {
+            let next = entry.schedule.nextFireDate(after: Date(), in: entry.timeZone)
+            logger.info(
+                "schedule active",
+                metadata: ["kind": .string(entry.kind), "cron": .string(entry.schedule.expression),
+                           "next": .string(next.map { "\($0)" } ?? "never")])
+        }
+        do {
+            try await cancelWhenGracefulShutdown { try await self.loop() }
+        } catch is CancellationError {
+            return
+        }
+    }
+
+    func loop() async throws {
+        // The last fire time handled per entry; the start counts as handled.
+        var handled = entries.map { _ in Date() }
+        while !Task.isCancelled {
+            let now = Date()
+            var earliest: Date?
+            for (index, entry) in entries.enumerated() {
+                guard let fire = entry.schedule.nextFireDate(after: handled[index], in: entry.timeZone) else { continue }
+                if fire <= now {
+                    await enqueue(entry, firedAt: fire)
+                    handled[index] = fire
+                    if let following = entry.schedule.nextFireDate(after: fire, in: entry.timeZone) {
+                        earliest = min(earliest ?? following, following)
+                    }
+                } else {
+                    earliest = min(earliest ?? fire, fire)
+                }
+            }
+            guard let earliest else {
+                // No schedule fires ever again; stay until shutdown.
+                try await Task.sleep(for: .seconds(3600))
+                continue
+            }
+            let wait = max(0, earliest.timeIntervalSince(Date()))
+            try await Task.sleep(for: min(maximumSleep, .milliseconds(Int64(wait * 1000) + 1)))
+        }
+    }
+
+    func enqueue(_ entry: Entry, firedAt fire: Date) async {
+        do {
+            let result = try await queue.enqueue(
+                JobDraft(kind: entry.kind, payload: entry.payload, priority: entry.priority, runAt: fire, uniqueKey: entry.uniqueKey))
+            switch result {
+            case .enqueued(let job):
+                logger.info("scheduled job enqueued", metadata: ["kind": .string(entry.kind), "job": "\(job.id)"])
+            case .alreadyLive(let job):
+                logger.notice(
+                    "scheduled run skipped: the previous one is still live",
+                    metadata: ["kind": .string(entry.kind), "job": "\(job.id)", "state": .string(job.state.rawValue)])
+            }
+        } catch {
+            logger.error("could not enqueue a scheduled job: \(error)", metadata: ["kind": .string(entry.kind)])
+        }
+    }
+}

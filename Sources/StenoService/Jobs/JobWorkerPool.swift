@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import ServiceLifecycle
+import StenoCore
+import StenoStore
+
+/// Runs queued jobs with a bounded number of workers (SPEC §5).
+///
+/// Each worker claims one job at a time with a lease, renews the lease every third of its
+/// length while the handler runs, and records the outcome with the claim's fencing token. Idle
+/// workers sleep until something is enqueued through the `JobQueue` or the poll interval
+/// passes (jobs enqueued by another process, retries coming due). Expired leases — of a crashed
+/// daemon, or a stalled worker — are requeued at start-up and every half lease.
+///
+/// On graceful shutdown the pool stops claiming, lets running jobs finish for up to
+/// `shutdownGrace`, then cancels the rest and releases their claims (back to `queued`, the
+/// attempt not counted), so another daemon or the next start picks them up at once.
+public struct JobWorkerPool: Service {
+    /// How the pool runs.
+    public struct Settings: Sendable, Hashable {
+        /// Jobs run at the same time (`[jobs] workers`).
+        public var workers: Int = 2
+        /// How long a claim lasts without a heartbeat (`[jobs] lease_seconds`).
+        public var leaseDuration: Duration = .seconds(60)
+        /// How often idle workers look for due jobs nobody woke them for.
+        public var pollInterval: Duration = .milliseconds(500)
+        /// How long running jobs may finish after a shutdown request before they are released.
+        public var shutdownGrace: Duration = .seconds(10)
+        /// Backoff between failed attempts.
+        public var retryPolicy: RetryPolicy = .default
+
+        public init() {}
+    }
+
+    let queue: JobQueue
+    let handlers: [String: any JobHandler]
+    let settings: Settings
+    let logger: Logger
+    /// Names this daemon's workers: `host/pid`, then `/n` per worker.
+    let ownerPrefix: String
+    /// Injectable for tests; the wall clock by default.
+    let now: @Sendable () -> Date
+
+    /// A pool running `handlers` (one per kind; a later one with the same kind wins).
+    public init(
+        queue: JobQueue, handlers: [any JobHandler], settings: Settings = Settings(), logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.queue = queue
+        var byKind: [String: any JobHandler] = [:]
+        for handler in handlers { byKind[handler.kind] = handler }
+        self.handlers = byKind
+        var settings = settings
+        settings.workers = max(1, settings.workers)
+        self.settings = settings
+        self.logger = logger
+        self.ownerPrefix = "\(ProcessInfo.processInfo.hostName)/\(getpid())"
+        self.now = now
+    }
+
+    /// The kinds this pool runs.
+    public var kinds: Set<String> { Set(handlers.keys) }
+
+    /// Runs until graceful shutdown (or cancellation), then returns once every claimed job has
+    /// finished or been released.
+    public func run() async throws {
+        let signal = queue.signal
+        do {
+            let requeued = try await queue.store.requeueExpiredLeases(now: now())
+            if requeued > 0 { logger.notice("requeued jobs whose lease expired", metadata: ["jobs": "\(requeued)"]) }
+        } catch {
+            logger.error("could not requeue expired leases at start-up: \(error)")
+        }
+        logger.info("job workers started", metadata: ["workers": "\(settings.workers)", "kinds": "\(kinds.sorted().joined(separator: ","))"])
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.reapLoop() }
+                for index in 1...settings.workers {
+                    group.addTask { await self.workerLoop(workerID: "\(self.ownerPrefix)/\(index)") }
+                }
+                await group.waitForAll()
+            }
+        } onGracefulShutdown: {
+            signal.stop()
+        }
+        logger.info("job workers stopped")
+    }
+
+    /// Requeues expired leases every half lease until the pool stops.
+    func reapLoop() async {
+        let signal = queue.signal
+        let interval = settings.leaseDuration / 2
+        while !signal.isStopping && !Task.isCancelled {
+            let deadline = ContinuousClock.now + interval
+            // Woken by enqueues too; only the interval matters here.
+            while !signal.isStopping && !Task.isCancelled && ContinuousClock.now < deadline {
+                await signal.wait(since: signal.generation, timeout: deadline - ContinuousClock.now)
+            }
+            if signal.isStopping || Task.isCancelled { return }
+            do {
+                let requeued = try await queue.store.requeueExpiredLeases(now: now())
+                if requeued > 0 { logger.notice("requeued jobs whose lease expired", metadata: ["jobs": "\(requeued)"]) }
+            } catch {
+                logger.error("could not requeue expired leases: \(error)")
+            }
+        }
+    }
+
+    /// One worker: claim, run, record; sleep when idle.
+    func workerLoop(workerID: String) async {
+        let signal = queue.signal
+        let kinds = self.kinds
+        while !signal.isStopping && !Task.isCancelled {
+            let generation = signal.generation
+            let claim: ClaimedJob?
+            do {
+                claim = try await queue.store.claim(
+                    workerID: workerID, kinds: kinds, leaseDuration: settings.leaseDuration, now: now())
+            } catch {
+                logger.error("could not claim a job: \(error)", metadata: ["worker": .string(workerID)])
+                await signal.wait(since: generation, timeout: settings.pollInterval)
+                continue
+            }
+            guard let claim else {
+                await signal.wait(since: generation, timeout: settings.pollInterval)
+                continue
+            }
+            await process(claim, workerID: workerID)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import StenoAPI
+import StenoCore
+import StenoStore
+
+/// `recordings.*`: the catalogue of recordings, filtered by what the caller may see.
+struct RecordingMethods: Sendable {
+    let store: any RecordingStore & UserStore
+    let queue: JobQueue
+    /// The inbox, absolute.
+    let inbox: String
+
+    func register(in table: inout RPCMethodTable) {
+        let store = self.store
+        table.register(StenoMethods.recordingsList, access: .user) { call, params in
+            let limit = try PageCursor.limit(params.limit)
+            var query = RecordingQuery(
+                status: params.status, from: params.from, to: params.to,
+                afterID: try params.cursor.map(PageCursor.decode), limit: limit + 1, visibleTo: Self.visibility(of: call.caller))
+            if let owner = params.owner { query.ownerID = try await store.user(matching: owner).id }
+            let recordings = try await store.recordings(query)
+            let page = Array(recordings.prefix(limit))
+            return Page(items: page, nextCursor: recordings.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
+        }
+        table.register(StenoMethods.recordingsGet, access: .user) { call, params in
+            try await store.recording(id: params.id, visibleTo: Self.visibility(of: call.caller))
+        }
+        let ingest = self
+        table.register(StenoMethods.recordingsIngest, access: .user) { call, params in
+            try await ingest.enqueue(params.paths, for: call.caller)
+        }
+    }
+
+    /// Members see their own recordings; admins everything.
+    static func visibility(of caller: Caller) -> Int64? {
+        caller.isAdmin ? nil : (caller.user?.id ?? -1)
+    }
+
+    /// Queues an ingest job for every file at or below the given paths, ahead of bulk work.
+    func enqueue(_ paths: [String], for caller: Caller) async throws -> IngestResult {
+        guard !paths.isEmpty else { throw RPCError.invalidParams("give at least one path to ingest") }
+        var jobs: [IngestResult.IngestJob] = []
+        for path in paths {
+            let relative = try relativeInboxPath(path)
+            if !caller.isAdmin {
+                guard let name = caller.user?.name, relative == name || relative.hasPrefix(name + "/") else {
+                    throw RPCError.notPermitted("members may ingest only inside their own inbox folder (\(inbox)/\(caller.user?.name ?? "NAME")/)")
+                }
+            }
+            let absolute = relative.isEmpty ? inbox : inbox + "/" + relative
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+                throw RPCError.notFound("no file or folder \(absolute)", data: ["path": .string(absolute)])
+            }
+            let files = isDirectory.boolValue
+                ? InboxScanner.scan(inbox: inbox, relativeFolder: relative).files.keys.sorted() : [relative]
+            for file in files {
+                let job = try await queue.enqueue(IngestJobHandler.draft(path: file, priority: JobPriority.interactive)).job
+                jobs.append(.init(path: file, jobID: job.id))
+            }
+        }
+        return IngestResult(jobs: jobs)
+    }
+
+    /// The path relative to the inbox; absolute paths must lie inside it.
+    func relativeInboxPath(_ path: String) throws -> String {
+        let standardized = URL(fileURLWithPath: path.hasPrefix("/") ? path : inbox + "/" + path).standardizedFileURL.path
+        if standardized == inbox { return "" }
+        guard standardized.hasPrefix(inbox + "/") else {
+            throw RPCError.invalidParams("\(path) is not inside the inbox \(inbox)", data: ["path": .string(path)])
+        }
+        return String(standardized.dropFirst(inbox.count + 1))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import StenoCore
+
+/// The durable job queue (SPEC §5), in the catalog database.
+///
+/// Claims are atomic in the database (one `UPDATE … RETURNING` in SQLite; `FOR UPDATE SKIP
+/// LOCKED` in a PostgreSQL implementation), so several daemons may share one queue. Every
+/// claim carries a fencing token, strictly increasing per job: once a lease expired and the
+/// job was claimed again, the old worker's `complete`, `fail` and `heartbeat` are refused.
+public protocol JobQueueStore: Sendable {
+    /// Enqueues a job, or returns the live job holding the draft's unique key.
+    ///
+    /// - Throws: `StoreError.invalid` for an empty kind, a payload that is not JSON, or
+    ///   `maxAttempts` below 1.
+    func enqueue(_ draft: JobDraft) async throws -> EnqueueResult
+
+    /// Claims the most urgent due job: `queued` or `failed` with `runAt <= now`, by priority
+    /// (highest first), then run-at, then id. Nil when nothing is due.
+    ///
+    /// - Parameter kinds: only these kinds (the ones this worker has handlers for); nil for any.
+    func claim(workerID: String, kinds: Set<String>?, leaseDuration: Duration, now: Date) async throws -> ClaimedJob?
+
+    /// Extends a lease to `now + extendBy`. False when the lease was lost (expired and taken
+    /// over, released, or the job finished): the worker should stop.
+    func heartbeat(_ claim: ClaimedJob, extendBy: Duration, now: Date) async throws -> Bool
+
+    /// Marks a claimed job `succeeded` with the handler's result (JSON text).
+    ///
+    /// - Throws: `StoreError.conflict` when the claim's token is stale.
+    func complete(_ claim: ClaimedJob, result: String?, now: Date) async throws
+
+    /// Records a failed attempt: `failed` with `runAt = now + max(backoff, retryAfter)`, or
+    /// `dead` after the last attempt or when `permanent`. Returns the new state.
+    ///
+    /// - Throws: `StoreError.conflict` when the claim's token is stale.
+    func fail(
+        _ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date
+    ) async throws -> JobState
+
+    /// Gives a claimed job back without counting the attempt or recording an error (graceful
+    /// shutdown). False when the claim was stale already.
+    @discardableResult
+    func release(_ claim: ClaimedJob, now: Date) async throws -> Bool
+
+    /// Requeues `running` jobs whose lease ran out (their worker crashed or stalled); a job
+    /// that used its last attempt becomes `dead`. Returns how many jobs changed.
+    func requeueExpiredLeases(now: Date) async throws -> Int
+
+    /// Jobs ordered by id, after `afterID`, optionally of one state and kind.
+    func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job]
+
+    /// One job. Throws `StoreError.notFound`.
+    func job(id: Int64) async throws -> Job
+
+    /// Queues a finished, failed, dead or cancelled job again, now, with its attempts reset;
+    /// a queued job is just made due now.
+    ///
+    /// - Throws: `.notFound`; `.conflict` when it is running, or when another live job holds
+    ///   its unique key.
+    func retryJob(id: Int64, now: Date) async throws -> Job
+
+    /// Cancels a queued or failed job.
+    ///
+    /// A running job cannot be cancelled (`.conflict`): its worker holds a lease and will
+    /// finish or fail on its own; cancel it afterwards if it is retried. Finished jobs are a
+    /// conflict too. Throws `.notFound` for an unknown id.
+    func cancelJob(id: Int64, now: Date) async throws -> Job
+}
+
+extension JobQueueStore {
+    /// Records a failed attempt with the default retry policy.
+    public func fail(_ claim: ClaimedJob, error: String, retryAfter: Duration?, now: Date) async throws -> JobState {
+        try await fail(claim, error: error, retryAfter: retryAfter, permanent: false, policy: .default, now: now)
+    }
+}
+
+/// What `enqueue` did.
+public enum EnqueueResult: Sendable, Hashable {
+    /// A new job.
+    case enqueued(Job)
+    /// A live job with the same unique key exists; nothing was added.
+    case alreadyLive(Job)
+
+    /// The job, new or existing.
+    public var job: Job {
+        switch self {
+        case .enqueued(let job), .alreadyLive(let job): return job
+        }
+    }
+
+    /// Whether a new job was added.
+    public var isNew: Bool {
+        if case .enqueued = self { return true }
+        return false
+    }
+}
+
+/// A job as claimed by one worker, with the fencing token of this claim.
+public struct ClaimedJob: Sendable, Hashable {
+    /// The job as it was right after the claim (`running`, attempts counted).
+    public var job: Job
+    /// The fencing token: only the holder of the current token may finish the job.
+    public var token: Int64
+
+    public init(job: Job, token: Int64) {
+        self.job = job
+        self.token = token
+    }
+}

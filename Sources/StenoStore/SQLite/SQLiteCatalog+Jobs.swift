@@ -1,0 +1,303 @@
+import Foundation
+import GRDB
+import StenoCore
+
+extension SQLiteCatalog {
+    public func enqueue(_ draft: JobDraft) async throws -> EnqueueResult {
+        try await writer.write { db in try Self.enqueue(draft, in: db) }
+    }
+
+    public func claim(workerID: String, kinds: Set<String>?, leaseDuration: Duration, now: Date) async throws -> ClaimedJob? {
+        let nowMilliseconds = Self.milliseconds(now)
+        let expires = nowMilliseconds + Self.milliseconds(leaseDuration)
+        return try await writer.write { db in
+            // One statement: SQLite runs writes one at a time, so two claimers can never pick the
+            // same row. The token grows per job, so an older claim's token is always smaller.
+            let filter = kinds == nil ? "" : "AND kind IN (SELECT value FROM json_each(?))"
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE jobs SET state = 'running', attempts = attempts + 1,
+                        lease_token = COALESCE(lease_token, 0) + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
+                    WHERE id = (SELECT id FROM jobs
+                                WHERE state IN ('queued', 'failed') AND run_at <= ? \(filter)
+                                ORDER BY priority DESC, run_at, id LIMIT 1)
+                    RETURNING \(Self.jobColumns), lease_token
+                    """)
+            var arguments: StatementArguments = [workerID, expires, nowMilliseconds, nowMilliseconds]
+            if let kinds { arguments += [Self.jsonArray(kinds.sorted())] }
+            guard let row = try Row.fetchOne(statement, arguments: arguments) else { return nil }
+            return ClaimedJob(job: try Self.job(row), token: row["lease_token"])
+        }
+    }
+
+    public func heartbeat(_ claim: ClaimedJob, extendBy: Duration, now: Date) async throws -> Bool {
+        let nowMilliseconds = Self.milliseconds(now)
+        return try await writer.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE jobs SET lease_expires_at = ?, updated_at = ?
+                    WHERE id = ? AND lease_token = ? AND state = 'running'
+                    """)
+            try statement.execute(arguments: [
+                nowMilliseconds + Self.milliseconds(extendBy), nowMilliseconds, claim.job.id, claim.token,
+            ])
+            return db.changesCount > 0
+        }
+    }
+
+    public func complete(_ claim: ClaimedJob, result: String?, now: Date) async throws {
+        let nowMilliseconds = Self.milliseconds(now)
+        try await writer.write { db in
+            if let result { try Self.requireJSON(result, in: db, what: "result") }
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE jobs SET state = 'succeeded', result = ?, lease_owner = NULL, lease_expires_at = NULL,
+                        finished_at = ?, updated_at = ?
+                    WHERE id = ? AND lease_token = ? AND state = 'running'
+                    """)
+            try statement.execute(arguments: [result, nowMilliseconds, nowMilliseconds, claim.job.id, claim.token])
+            if db.changesCount == 0 { throw Self.staleLease(claim) }
+        }
+    }
+
+    public func fail(
+        _ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date
+    ) async throws -> JobState {
+        let nowMilliseconds = Self.milliseconds(now)
+        // The claim's attempt count is current: while the token matches, nobody else claimed.
+        let isLast = permanent || claim.job.attempts >= claim.job.maxAttempts
+        var random = SystemRandomNumberGenerator()
+        let backoff = policy.delay(afterAttempt: claim.job.attempts, random: &random)
+        let delay = max(backoff, retryAfter ?? .zero)
+        let state: JobState = isLast ? .dead : .failed
+        try await writer.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE jobs SET state = ?, last_error = ?, run_at = CASE WHEN ? THEN run_at ELSE ? END,
+                        lease_owner = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ?
+                    WHERE id = ? AND lease_token = ? AND state = 'running'
+                    """)
+            try statement.execute(arguments: [
+                state.rawValue, error, isLast, nowMilliseconds + Self.milliseconds(delay),
+                isLast ? nowMilliseconds : nil, nowMilliseconds, claim.job.id, claim.token,
+            ])
+            if db.changesCount == 0 { throw Self.staleLease(claim) }
+        }
+        return state
+    }
+
+    @discardableResult
+    public func release(_ claim: ClaimedJob, now: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = 'queued', attempts = MAX(0, attempts - 1), lease_owner = NULL,
+                        lease_expires_at = NULL, updated_at = ?
+                    WHERE id = ? AND lease_token = ? AND state = 'running'
+                    """,
+                arguments: [Self.milliseconds(now), claim.job.id, claim.token])
+            return db.changesCount > 0
+        }
+    }
+
+    public func requeueExpiredLeases(now: Date) async throws -> Int {
+        let nowMilliseconds = Self.milliseconds(now)
+        return try await writer.write { db in
+            // Last attempt used: a job that kills its worker every time must not loop forever.
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = 'dead',
+                        last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' expired on the last attempt (worker crashed or stalled)',
+                        lease_owner = NULL, lease_expires_at = NULL, finished_at = ?1, updated_at = ?1
+                    WHERE state = 'running' AND lease_expires_at <= ?1 AND attempts >= max_attempts
+                    """,
+                arguments: [nowMilliseconds])
+            var changed = db.changesCount
+            try db.execute(
+                sql: """
+                    UPDATE jobs SET state = 'queued',
+                        last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' expired (worker crashed or stalled)',
+                        lease_owner = NULL, lease_expires_at = NULL, run_at = MIN(run_at, ?1), updated_at = ?1
+                    WHERE state = 'running' AND lease_expires_at <= ?1
+                    """,
+                arguments: [nowMilliseconds])
+            changed += db.changesCount
+            return changed
+        }
+    }
+
+    public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] {
+        try await writer.read { db in
+            var conditions = ["id > ?"]
+            var arguments: StatementArguments = [afterID ?? 0]
+            if let state {
+                conditions.append("state = ?")
+                arguments += [state.rawValue]
+            }
+            if let kind {
+                conditions.append("kind = ?")
+                arguments += [kind]
+            }
+            return try Self.fetchJobs(db, whereSQL: conditions.joined(separator: " AND "), arguments: arguments, limit: limit)
+        }
+    }
+
+    public func job(id: Int64) async throws -> Job {
+        try await writer.read { db in try Self.requireJob(db, id: id) }
+    }
+
+    public func retryJob(id: Int64, now: Date) async throws -> Job {
+        let nowMilliseconds = Self.milliseconds(now)
+        return try await writer.write { db in
+            let job = try Self.requireJob(db, id: id)
+            switch job.state {
+            case .running:
+                throw StoreError.conflict("job \(id) is running; wait until it finishes or fails")
+            case .queued:
+                try db.execute(sql: "UPDATE jobs SET run_at = MIN(run_at, ?1), updated_at = ?1 WHERE id = ?2", arguments: [nowMilliseconds, id])
+            case .failed, .dead, .cancelled, .succeeded:
+                if let key = job.uniqueKey, job.state != .failed,
+                    let holder = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM jobs WHERE unique_key = ? AND state IN ('queued', 'running', 'failed') AND id != ?",
+                        arguments: [key, id])
+                {
+                    throw StoreError.conflict("job \(holder) holds the unique key \"\(key)\" already; retry that one instead")
+                }
+                try db.execute(
+                    sql: """
+                        UPDATE jobs SET state = 'queued', attempts = 0, run_at = ?1, finished_at = NULL, result = NULL,
+                            lease_owner = NULL, lease_expires_at = NULL, updated_at = ?1
+                        WHERE id = ?2
+                        """,
+                    arguments: [nowMilliseconds, id])
+            }
+            return try Self.requireJob(db, id: id)
+        }
+    }
+
+    public func cancelJob(id: Int64, now: Date) async throws -> Job {
+        let nowMilliseconds = Self.milliseconds(now)
+        return try await writer.write { db in
+            let job = try Self.requireJob(db, id: id)
+            switch job.state {
+            case .queued, .failed:
+                try db.execute(
+                    sql: "UPDATE jobs SET state = 'cancelled', finished_at = ?1, updated_at = ?1 WHERE id = ?2",
+                    arguments: [nowMilliseconds, id])
+                return try Self.requireJob(db, id: id)
+            case .running:
+                throw StoreError.conflict("job \(id) is running; it will finish or fail on its own (cancel it afterwards if it is retried)")
+            case .succeeded, .dead, .cancelled:
+                throw StoreError.conflict("job \(id) is \(job.state.rawValue) already; nothing to cancel")
+            }
+        }
+    }
+}
+
+// MARK: - Enqueueing inside another write
+
+extension SQLiteCatalog {
+    /// Enqueues a job inside the caller's write transaction, so the job exists exactly when the
+    /// caller's own changes do (e.g. a recording and the job that links it).
+    ///
+    /// - Throws: `StoreError.invalid` for a bad draft.
+    static func enqueue(_ draft: JobDraft, in db: Database, now: Date = Date()) throws -> EnqueueResult {
+        let kind = draft.kind.trimmingCharacters(in: .whitespaces)
+        guard !kind.isEmpty else { throw StoreError.invalid("a job needs a kind") }
+        let maxAttempts = draft.maxAttempts ?? JobDraft.defaultMaxAttempts
+        guard maxAttempts >= 1 else { throw StoreError.invalid("maxAttempts must be at least 1, got \(maxAttempts)") }
+        try requireJSON(draft.payload, in: db, what: "payload")
+        if let key = draft.uniqueKey,
+            let live = try fetchJobs(
+                db, whereSQL: "unique_key = ? AND state IN ('queued', 'running', 'failed')", arguments: [key], limit: 1
+            ).first
+        {
+            return .alreadyLive(live)
+        }
+        let nowMilliseconds = milliseconds(now)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO jobs (kind, payload, state, priority, attempts, max_attempts, run_at, unique_key, created_at, updated_at)
+                VALUES (?, ?, 'queued', ?, 0, ?, ?, ?, ?, ?)
+                """)
+        try statement.execute(arguments: [
+            kind, draft.payload, draft.priority, maxAttempts, draft.runAt.map(milliseconds) ?? nowMilliseconds,
+            draft.uniqueKey, nowMilliseconds, nowMilliseconds,
+        ])
+        return .enqueued(try requireJob(db, id: db.lastInsertedRowID))
+    }
+}
+
+// MARK: - Rows
+
+extension SQLiteCatalog {
+    /// The columns `job(_:)` reads, in a fixed order.
+    static let jobColumns = """
+        id, kind, payload, state, priority, attempts, max_attempts, run_at, lease_owner, lease_expires_at, last_error,
+        unique_key, result, created_at, updated_at, finished_at
+        """
+
+    static func job(_ row: Row) throws -> Job {
+        let stateName: String = row["state"]
+        guard let state = JobState(rawValue: stateName) else {
+            throw StoreError.invalid("job \(row["id"] as Int64) has an unknown state \"\(stateName)\"")
+        }
+        let leaseExpires: Int64? = row["lease_expires_at"]
+        let finished: Int64? = row["finished_at"]
+        return Job(
+            id: row["id"], kind: row["kind"], payload: row["payload"], state: state, priority: row["priority"],
+            attempts: row["attempts"], maxAttempts: row["max_attempts"], runAt: date(milliseconds: row["run_at"]),
+            leaseOwner: row["lease_owner"], leaseExpiresAt: leaseExpires.map { date(milliseconds: $0) },
+            lastError: row["last_error"], uniqueKey: row["unique_key"], result: row["result"],
+            createdAt: date(milliseconds: row["created_at"]), updatedAt: date(milliseconds: row["updated_at"]),
+            finishedAt: finished.map { date(milliseconds: $0) })
+    }
+
+    static func fetchJobs(_ db: Database, whereSQL: String, arguments: StatementArguments, limit: Int? = nil) throws -> [Job] {
+        var sql = "SELECT \(jobColumns) FROM jobs WHERE \(whereSQL) ORDER BY id"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map(job)
+    }
+
+    static func requireJob(_ db: Database, id: Int64) throws -> Job {
+        guard let found = try fetchJobs(db, whereSQL: "id = ?", arguments: [id]).first else {
+            throw StoreError.notFound(entity: "job", reference: String(id))
+        }
+        return found
+    }
+
+    static func staleLease(_ claim: ClaimedJob) -> StoreError {
+        .conflict(
+            "stale lease on job \(claim.job.id) (token \(claim.token)): the lease expired and the job was requeued or taken over by another worker")
+    }
+
+    /// Checks JSON text with SQLite's own parser, so the store needs no JSON codec.
+    static func requireJSON(_ text: String, in db: Database, what: String) throws {
+        let statement = try db.cachedStatement(sql: "SELECT json_valid(?)")
+        guard try Bool.fetchOne(statement, arguments: [text]) == true else {
+            throw StoreError.invalid("the job \(what) is not valid JSON: \(text.prefix(80))")
+        }
+    }
+
+    /// A JSON array of strings, for `json_each` (one cached statement whatever the count).
+    static func jsonArray(_ strings: [String]) -> String {
+        "[" + strings.map { string in
+            var escaped = "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": escaped += "\\\""
+                case "\\": escaped += "\\\\"
+                case _ where scalar.value < 0x20: escaped += String(format: "\\u%04x", scalar.value)
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped + "\""
+        }.joined(separator: ",") + "]"
+    }
+
+    /// Whole milliseconds of a duration (negative durations count as zero).
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+/// `steno ingest PATH… [--wait]`: read files of the inbox now, ahead of the watcher.
+struct IngestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest", abstract: "Ingest inbox files or folders now (the watcher does it by itself too).")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Files or folders inside the daemon's inbox.") var paths: [String]
+    @Flag(name: .long, help: "Wait until every file is read; show progress and a summary.") var wait = false
+    @Option(name: .long, help: "With --wait: give up after this many seconds.") var timeout: Double = 600
+
+    func run() throws {
+        try reportingFailures {
+            let absolute = paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            try global.withClient { client in
+                let result = try client.call(StenoMethods.recordingsIngest, IngestParams(paths: absolute))
+                guard wait else {
+                    if global.format == .table {
+                        print("queued \(result.jobs.count) file(s); follow with: steno jobs --kind ingest")
+                    } else {
+                        Output.print(Output.json(result), table: TableWriter([]), format: global.format)
+                    }
+                    return
+                }
+                let jobs = try waitForJobs(result.jobs, client: client)
+                try summarize(jobs, client: client)
+            }
+        }
+    }
+
+    /// Polls the jobs until each has finished (succeeded, dead or cancelled) or the timeout passes.
+    private func waitForJobs(_ queued: [IngestResult.IngestJob], client: StenoClient) throws -> [(path: String, job: Job)] {
+        let progress = ProgressLine(total: queued.count, label: "ingesting")
+        var finished: [Int64: Job] = [:]
+        let deadline = Date().addingTimeInterval(timeout)
+        while finished.count < queued.count {
+            for entry in queued where finished[entry.jobID] == nil {
+                let job = try client.call(StenoMethods.jobsGet, JobIDParams(id: entry.jobID))
+                if [.succeeded, .dead, .cancelled].contains(job.state) { finished[entry.jobID] = job }
+            }
+            progress.update(finished.count)
+            if finished.count < queued.count {
+                guard Date() < deadline else {
+                    progress.finish()
+                    throw CLIFailure(message: "\(queued.count - finished.count) file(s) still not read after \(Int(timeout)) s; see steno jobs --kind ingest", exitCode: 1)
+                }
+                usleep(100_000)
+            }
+        }
+        progress.finish()
+        return queued.compactMap { entry in finished[entry.jobID].map { (entry.path, $0) } }
+    }
+
+    private func summarize(_ jobs: [(path: String, job: Job)], client: StenoClient) throws {
+        var table = TableWriter(["PATH", "RESULT", "RECORDING", "DETAIL"])
+        var counts: [String: Int] = [:]
+        for (path, job) in jobs {
+            let result = job.result.flatMap { try? JSONValue.parse($0) }
+            var outcome = job.state == .succeeded ? "ok" : job.state.rawValue
+            var detail = job.state == .succeeded ? "" : (job.lastError ?? "")
+            let recordingID = result?["recording"]?.intValue
+            if let status = result?["status"]?.stringValue { outcome = status }
+            if result?["gone"] == true { outcome = "gone" }
+            if result?["ignored"] != nil { outcome = "ignored" }
+            if result?["companionOf"] != nil { outcome = "companion" }
+            if outcome == "failed", let id = recordingID {
+                detail = (try? client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id)))?.failureReason ?? ""
+            }
+            counts[outcome, default: 0] += 1
+            table.add([path, outcome, recordingID.map(String.init) ?? "-", detail])
+        }
+        Output.print(Output.json(jobs.map(\.job)), table: table, format: global.format)
+        if global.format == .table {
+            print("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        }
+    }
+}
+
+/// A one-line progress bar on standard error when it is a terminal; silent otherwise.
+final class ProgressLine {
+    private let total: Int
+    private let label: String
+    private let enabled = isatty(STDERR_FILENO) != 0
+    private var last = -1
+
+    init(total: Int, label: String) {
+        self.total = total
+        self.label = label
+    }
+
+    func update(_ done: Int) {
+        guard enabled, done != last, total > 0 else { return }
+        last = done
+        let width = 30
+        let filled = width * done / total
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+    }
+
+    func finish() {
+        if enabled && last >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

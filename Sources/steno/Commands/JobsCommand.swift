@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+/// `steno jobs …`: the durable job queue — what runs, what failed, what is dead.
+struct JobsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jobs", abstract: "List, show, retry and cancel background jobs.",
+        subcommands: [List.self, Show.self, Retry.self, Cancel.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Option(name: .long, help: "Only jobs in this state: queued, running, succeeded, failed, dead or cancelled.")
+        var state: JobState?
+        @Option(name: .long, help: "Only jobs of this kind, e.g. system.noop.")
+        var kind: String?
+
+        func run() throws {
+            try reportingFailures {
+                let (jobs, more) = try global.withClient { client in
+                    try list.collect { cursor, size in
+                        try client.call(StenoMethods.jobsList, JobListParams(state: state, kind: kind, cursor: cursor, limit: size))
+                    }
+                }
+                Output.print(Output.json(jobs), table: JobsCommand.table(jobs), format: global.format)
+                if more && global.format == .table { print("(more jobs: use --all or a larger --limit)") }
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one job: payload, attempts, lease, last error, result.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The job's id.") var id: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let job = try global.withClient { try $0.call(StenoMethods.jobsGet, JobIDParams(id: id)) }
+                Output.print(Output.json(job), table: JobsCommand.details(job), format: global.format)
+            }
+        }
+    }
+
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue a dead, failed, cancelled or succeeded job again, now, with its attempts reset (admin).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The job's id.") var id: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let job = try global.withClient { try $0.call(StenoMethods.jobsRetry, JobIDParams(id: id)) }
+                if global.format == .table {
+                    print("job \(job.id) (\(job.kind)) queued again")
+                } else {
+                    Output.print(Output.json(job), table: JobsCommand.table([job]), format: global.format)
+                }
+            }
+        }
+    }
+
+    struct Cancel: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel a queued or failed job (admin); a running job finishes or fails on its own.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The job's id.") var id: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let job = try global.withClient { try $0.call(StenoMethods.jobsCancel, JobIDParams(id: id)) }
+                if global.format == .table {
+                    print("job \(job.id) (\(job.kind)) cancelled")
+                } else {
+                    Output.print(Output.json(job), table: JobsCommand.table([job]), format: global.format)
+                }
+            }
+        }
+    }
+
+    static func table(_ jobs: [Job]) -> TableWriter {
+        var table = TableWriter(["ID", "KIND", "STATE", "ATTEMPTS", "RUN-AT", "LAST-ERROR"])
+        for job in jobs {
+            table.add([
+                String(job.id), job.kind, job.state.rawValue, "\(job.attempts)/\(job.maxAttempts)", Output.date(job.runAt),
+                oneLine(job.lastError ?? "", limit: 60),
+            ])
+        }
+        return table
+    }
+
+    static func details(_ job: Job) -> TableWriter {
+        var table = TableWriter(["FIELD", "VALUE"])
+        table.add(["id", String(job.id)])
+        table.add(["kind", job.kind])
+        table.add(["state", job.state.rawValue])
+        table.add(["priority", String(job.priority)])
+        table.add(["attempts", "\(job.attempts) of \(job.maxAttempts)"])
+        table.add(["run at", Output.date(job.runAt)])
+        if let key = job.uniqueKey { table.add(["unique key", key]) }
+        if let owner = job.leaseOwner { table.add(["lease owner", owner]) }
+        if let expires = job.leaseExpiresAt { table.add(["lease expires", Output.date(expires)]) }
+        table.add(["payload", job.payload])
+        if let error = job.lastError { table.add(["last error", oneLine(error, limit: 500)]) }
+        if let result = job.result { table.add(["result", result]) }
+        table.add(["created", Output.date(job.createdAt)])
+        table.add(["updated", Output.date(job.updatedAt)])
+        if let finished = job.finishedAt { table.add(["finished", Output.date(finished)]) }
+        return table
+    }
+
+    /// Keeps table rows on one line.
+    static func oneLine(_ text: String, limit: Int) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
+    }
+}
+
+extension JobState: ExpressibleByArgument {}

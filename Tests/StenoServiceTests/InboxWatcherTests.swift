@@ -1,0 +1,146 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import StenoService
+
+/// Collects what the watcher reports.
+final class ChangeLog: Sendable {
+    private let changes = Mutex<[InboxChange]>([])
+    func append(_ change: InboxChange) { changes.withLock { $0.append(change) } }
+    var all: [InboxChange] { changes.withLock { $0 } }
+
+    /// Waits (bounded) until `predicate` holds.
+    func wait(timeout: Duration = .seconds(10), until predicate: ([InboxChange]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if predicate(all) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return predicate(all)
+    }
+}
+
+@Suite("Inbox watcher", .serialized)
+struct InboxWatcherTests {
+    let inbox: String = {
+        let path = NSTemporaryDirectory() + "steno-watch-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path + "/alice", withIntermediateDirectories: true)
+        return path
+    }()
+
+    func start(pollingOnly: Bool = false, known: [String: FileSignature] = [:]) -> (Task<Void, any Error>, ChangeLog) {
+        var settings = InboxWatcherSettings()
+        settings.settleInterval = .milliseconds(400)
+        settings.pollingOnly = pollingOnly
+        settings.pollInterval = .milliseconds(300)
+        let log = ChangeLog()
+        let watcher = InboxWatcher(
+            inbox: inbox, settings: settings, logger: Logger(label: "test"),
+            knownPaths: { known }, onChange: { log.append($0) })
+        return (Task { try await watcher.run() }, log)
+    }
+
+    func write(_ path: String, _ text: String = "data") throws {
+        try text.write(toFile: inbox + "/" + path, atomically: false, encoding: .utf8)
+    }
+
+    @Test func copiedMovedAndNestedFilesSettleOnceAndLitterIsIgnored() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        let (task, log) = start()
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        try write("alice/a.wav")
+        try write("alice/.DS_Store")
+        try write("alice/b.m4a.part")
+        let outside = NSTemporaryDirectory() + "steno-outside-\(getpid()).wav"
+        try "moved".write(toFile: outside, atomically: false, encoding: .utf8)
+        _ = rename(outside, inbox + "/alice/moved.wav")
+        try FileManager.default.createDirectory(atPath: inbox + "/bob/2026", withIntermediateDirectories: true)
+        try write("bob/2026/nested.mp3")
+        let all: Set<InboxChange> = [.settled("alice/a.wav"), .settled("alice/moved.wav"), .settled("bob/2026/nested.mp3")]
+        #expect(await log.wait { Set($0).isSuperset(of: all) }, "\(log.all)")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(log.all.count == 3, "each file once, litter ignored: \(log.all)")
+    }
+
+    @Test func slowWriteSettlesOnlyAfterClose() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        let (task, log) = start()
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        let handle = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: inbox + "/alice/slow.wav", contents: nil); return inbox + "/alice/slow.wav" }()))
+        for _ in 0..<4 {
+            handle.write(Data(repeating: 1, count: 1000))
+            try await Task.sleep(for: .milliseconds(600))  // pauses longer than the settle interval
+        }
+        #expect(log.all.isEmpty, "nothing settles while the writer holds the file open")
+        try handle.close()
+        #expect(await log.wait { $0 == [.settled("alice/slow.wav")] }, "\(log.all)")
+    }
+
+    @Test func deletionsAndRenamesAreReported() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        try write("alice/old.wav")
+        let signature = try #require(FileSignature(path: inbox + "/alice/old.wav"))
+        let (task, log) = start(known: ["alice/old.wav": signature])
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        _ = rename(inbox + "/alice/old.wav", inbox + "/alice/new.wav")
+        #expect(await log.wait { $0.contains(.removed("alice/old.wav")) && $0.contains(.settled("alice/new.wav")) }, "\(log.all)")
+        try FileManager.default.removeItem(atPath: inbox + "/alice/new.wav")
+        #expect(await log.wait { $0.contains(.removed("alice/new.wav")) }, "\(log.all)")
+    }
+
+    @Test func startupRescanFindsNewChangedAndVanishedFiles() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        try write("alice/unchanged.wav")
+        try write("alice/new.wav")
+        try write("alice/note.json", "{}")
+        let unchanged = try #require(FileSignature(path: inbox + "/alice/unchanged.wav"))
+        let (task, log) = start(known: ["alice/unchanged.wav": unchanged, "alice/vanished.wav": FileSignature(size: 1, modifiedMilliseconds: 1)])
+        defer { task.cancel() }
+        let expected: Set<InboxChange> = [.settled("alice/new.wav"), .settled("alice/note.json"), .removed("alice/vanished.wav")]
+        #expect(await log.wait { Set($0) == expected }, "\(log.all)")
+    }
+
+    @Test func pollingModeFindsFilesWithoutInotify() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        let (task, log) = start(pollingOnly: true)
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(200))
+        try write("alice/polled.flac")
+        #expect(await log.wait { $0.contains(.settled("alice/polled.flac")) }, "\(log.all)")
+    }
+}
+
+@Suite("Settle tracker")
+struct SettleTrackerTests {
+    @Test func changesRestartTheClock() {
+        var tracker = SettleTracker(interval: .seconds(2))
+        let start = ContinuousClock.now
+        var size: Int64 = 10
+        tracker.noteClosed("a", signature: FileSignature(size: size, modifiedMilliseconds: 1), now: start)
+        #expect(tracker.settled(now: start + .seconds(1)) { _ in FileSignature(size: size, modifiedMilliseconds: 1) }.isEmpty)
+        size = 20
+        #expect(tracker.settled(now: start + .seconds(2)) { _ in FileSignature(size: size, modifiedMilliseconds: 2) }.isEmpty)
+        #expect(tracker.settled(now: start + .seconds(4)) { _ in FileSignature(size: size, modifiedMilliseconds: 2) } == ["a"])
+        #expect(tracker.pendingCount == 0)
+    }
+
+    @Test func rescanDoesNotTakeAFileBeingWritten() {
+        var tracker = SettleTracker(interval: .seconds(1), abandonedWriteTimeout: .seconds(60))
+        let start = ContinuousClock.now
+        tracker.noteWriting("b", now: start)
+        tracker.noteFound("b", signature: FileSignature(size: 1, modifiedMilliseconds: 1), now: start)
+        #expect(tracker.settled(now: start + .seconds(5)) { _ in FileSignature(size: 1, modifiedMilliseconds: 1) }.isEmpty)
+        // An abandoned writer is forgotten eventually.
+        _ = tracker.settled(now: start + .seconds(61)) { _ in FileSignature(size: 1, modifiedMilliseconds: 1) }
+        tracker.noteFound("b", signature: FileSignature(size: 1, modifiedMilliseconds: 1), now: start + .seconds(61))
+        #expect(tracker.settled(now: start + .seconds(63)) { _ in FileSignature(size: 1, modifiedMilliseconds: 1) } == ["b"])
+    }
+}

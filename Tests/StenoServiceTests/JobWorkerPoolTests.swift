@@ -1,0 +1,247 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoStore
+import Synchronization
+import Testing
+
+@testable import StenoService
+
+/// The worker pool with fake handlers on a real temporary catalog.
+@Suite("Job worker pool")
+struct JobWorkerPoolTests {
+    let folder = NSTemporaryDirectory() + "steno-pool-" + UUID().uuidString
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A pool on a fresh catalog, running until `body` returns; then shut down gracefully.
+    func withPool(
+        handlers: [any JobHandler], workers: Int = 2, pollInterval: Duration = .milliseconds(20),
+        shutdownGrace: Duration = .seconds(10), leaseDuration: Duration = .seconds(60),
+        _ body: (JobQueue, SQLiteCatalog) async throws -> Void,
+        afterShutdown: (SQLiteCatalog) async throws -> Void = { _ in }
+    ) async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
+        let queue = JobQueue(store: catalog)
+        var settings = JobWorkerPool.Settings()
+        settings.workers = workers
+        settings.pollInterval = pollInterval
+        settings.shutdownGrace = shutdownGrace
+        settings.leaseDuration = leaseDuration
+        settings.retryPolicy = RetryPolicy(base: .milliseconds(10), factor: 2, cap: .milliseconds(50), jitter: 0)
+        let pool = JobWorkerPool(queue: queue, handlers: handlers, settings: settings, logger: Self.quiet)
+        let running = Task { try await pool.run() }
+        do {
+            try await body(queue, catalog)
+        } catch {
+            queue.signal.stop()
+            _ = try? await running.value
+            throw error
+        }
+        // What graceful shutdown does.
+        queue.signal.stop()
+        try await running.value
+        try await afterShutdown(catalog)
+    }
+
+    /// Polls `condition` every 10 ms, at most 2000 times; the bound only guards against hangs.
+    func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<2000 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    func allFinished(_ catalog: SQLiteCatalog) async throws -> Bool {
+        try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 1000).allSatisfy { !$0.state.isLive }
+    }
+
+    @Test func runsJobsWithoutExceedingTheWorkerBound() async throws {
+        let handler = ConcurrencyProbe(kind: "probe", hold: .milliseconds(30))
+        try await withPool(handlers: [handler], workers: 3) { queue, catalog in
+            for index in 0..<12 { _ = try await queue.enqueue(JobDraft(kind: "probe", payload: "{\"n\":\(index)}")) }
+            #expect(try await eventually { try await allFinished(catalog) })
+            let jobs = try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 100)
+            #expect(jobs.allSatisfy { $0.state == .succeeded && $0.attempts == 1 })
+            #expect(jobs.allSatisfy { $0.result == #"{"probe":true}"# })
+        }
+        #expect(handler.runs == 12)
+        #expect(handler.maxConcurrent <= 3)
+        #expect(handler.maxConcurrent >= 1)
+    }
+
+    @Test func wakesIdleWorkersOnEnqueueWithoutWaitingForThePoll() async throws {
+        let handler = ConcurrencyProbe(kind: "probe", hold: .zero)
+        // An hour-long poll: only the wake-up can start the job.
+        try await withPool(handlers: [handler], pollInterval: .seconds(3600)) { queue, catalog in
+            try await Task.sleep(for: .milliseconds(50))  // let the workers go idle
+            let job = try await queue.enqueue(JobDraft(kind: "probe")).job
+            #expect(try await eventually { try await catalog.job(id: job.id).state == .succeeded })
+        }
+    }
+
+    @Test func retriesFailuresWithBackoffAndHonoursRetryRequests() async throws {
+        let flaky = FlakyHandler(kind: "flaky", failures: 2)
+        let throttled = ThrottledHandler(kind: "throttled")
+        try await withPool(handlers: [flaky, throttled]) { queue, catalog in
+            let flakyJob = try await queue.enqueue(JobDraft(kind: "flaky")).job
+            let throttledJob = try await queue.enqueue(JobDraft(kind: "throttled")).job
+            #expect(try await eventually { try await allFinished(catalog) })
+            let flakyDone = try await catalog.job(id: flakyJob.id)
+            #expect(flakyDone.state == .succeeded)
+            #expect(flakyDone.attempts == 3)
+            #expect(flakyDone.lastError == "flaky failure 2")
+            let throttledDone = try await catalog.job(id: throttledJob.id)
+            #expect(throttledDone.state == .succeeded)
+            #expect(throttledDone.attempts == 2)
+            #expect(throttledDone.lastError == "429 Too Many Requests")
+        }
+    }
+
+    @Test func marksJobsDeadAfterTheirLastAttemptOrAPermanentError() async throws {
+        let failing = FlakyHandler(kind: "failing", failures: 1000)
+        let permanent = PermanentFailureHandler(kind: "poison")
+        try await withPool(handlers: [failing, permanent]) { queue, catalog in
+            let failingJob = try await queue.enqueue(JobDraft(kind: "failing", maxAttempts: 3)).job
+            let poisonJob = try await queue.enqueue(JobDraft(kind: "poison")).job
+            #expect(try await eventually { try await allFinished(catalog) })
+            let dead = try await catalog.job(id: failingJob.id)
+            #expect(dead.state == .dead)
+            #expect(dead.attempts == 3)
+            let poisoned = try await catalog.job(id: poisonJob.id)
+            #expect(poisoned.state == .dead)
+            #expect(poisoned.attempts == 1)
+            #expect(poisoned.lastError == "not audio")
+        }
+    }
+
+    @Test func shutdownLetsShortJobsFinishAndReleasesLongOnes() async throws {
+        let short = ConcurrencyProbe(kind: "short", hold: .milliseconds(200))
+        let endless = EndlessHandler(kind: "endless")
+        try await withPool(handlers: [short, endless], shutdownGrace: .milliseconds(500)) { queue, catalog in
+            _ = try await queue.enqueue(JobDraft(kind: "short"))
+            _ = try await queue.enqueue(JobDraft(kind: "endless"))
+            #expect(try await eventually {
+                try await catalog.jobs(state: .running, kind: nil, afterID: nil, limit: 10).count == 2
+            })
+        } afterShutdown: { catalog in
+            let short = try #require(try await catalog.jobs(state: nil, kind: "short", afterID: nil, limit: 1).first)
+            #expect(short.state == .succeeded)
+            let released = try #require(try await catalog.jobs(state: nil, kind: "endless", afterID: nil, limit: 1).first)
+            #expect(released.state == .queued)
+            #expect(released.attempts == 0)
+            #expect(released.leaseOwner == nil)
+        }
+        #expect(endless.sawCancellation)
+    }
+
+    @Test func requeuesExpiredLeasesOfACrashedWorkerAndRunsThem() async throws {
+        let handler = ConcurrencyProbe(kind: "probe", hold: .zero)
+        try await withPool(handlers: [handler], leaseDuration: .milliseconds(300)) { queue, catalog in
+            // A claim by a worker that died: nobody heartbeats it.
+            _ = try await queue.enqueue(JobDraft(kind: "probe"))
+            _ = try await catalog.claim(workerID: "dead-host/1/1", kinds: ["other", "probe"], leaseDuration: .milliseconds(300), now: Date())
+            #expect(try await eventually { try await allFinished(catalog) })
+            let job = try #require(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 1).first)
+            #expect(job.state == .succeeded)
+            #expect(job.attempts == 2)
+        }
+    }
+
+    @Test func theNoopHandlerSleepsFailsAndSucceedsAsAsked() async throws {
+        try await withPool(handlers: [NoopJobHandler()]) { queue, catalog in
+            let job = try await queue.enqueue(
+                JobDraft(kind: NoopJobHandler.kind, payload: #"{"sleepMilliseconds": 5, "failTimes": 1}"#)).job
+            let bad = try await queue.enqueue(JobDraft(kind: NoopJobHandler.kind, payload: #"{"failTimes": -1}"#)).job
+            #expect(try await eventually { try await allFinished(catalog) })
+            let done = try await catalog.job(id: job.id)
+            #expect(done.state == .succeeded)
+            #expect(done.attempts == 2)
+            #expect(done.result == #"{"attempt":2,"sleptMilliseconds":5}"#)
+            #expect(try await catalog.job(id: bad.id).state == .dead)
+        }
+    }
+}
+
+// MARK: - Fake handlers
+
+/// Counts runs and the most that ran at once.
+final class ConcurrencyProbe: JobHandler {
+    let kind: String
+    let hold: Duration
+    private let counters = Mutex((current: 0, max: 0, runs: 0))
+
+    init(kind: String, hold: Duration) {
+        self.kind = kind
+        self.hold = hold
+    }
+
+    var maxConcurrent: Int { counters.withLock { $0.max } }
+    var runs: Int { counters.withLock { $0.runs } }
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        counters.withLock {
+            $0.current += 1
+            $0.runs += 1
+            $0.max = max($0.max, $0.current)
+        }
+        defer { counters.withLock { $0.current -= 1 } }
+        if hold > .zero { try await Task.sleep(for: hold) }
+        return .succeeded(result: #"{"probe":true}"#)
+    }
+}
+
+/// Fails its first `failures` attempts.
+struct FlakyHandler: JobHandler {
+    struct Failure: Error, CustomStringConvertible {
+        var attempt: Int
+        var description: String { "flaky failure \(attempt)" }
+    }
+
+    let kind: String
+    let failures: Int
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        if job.attempts <= failures { throw Failure(attempt: job.attempts) }
+        return .succeeded(result: nil)
+    }
+}
+
+/// Asks for a retry once, like a throttled provider.
+struct ThrottledHandler: JobHandler {
+    let kind: String
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        job.attempts == 1 ? .retry(after: .milliseconds(30), reason: "429 Too Many Requests") : .succeeded(result: nil)
+    }
+}
+
+/// Always fails permanently.
+struct PermanentFailureHandler: JobHandler {
+    let kind: String
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        throw JobError.permanent("not audio")
+    }
+}
+
+/// Runs until cancelled.
+final class EndlessHandler: JobHandler {
+    let kind: String
+    private let cancelled = Mutex(false)
+
+    init(kind: String) { self.kind = kind }
+
+    var sawCancellation: Bool { cancelled.withLock { $0 } }
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        do {
+            try await Task.sleep(for: .seconds(3600))
+        } catch {
+            cancelled.withLock { $0 = context.isCancelled }
+            throw error
+        }
+        return .succeeded(result: nil)
+    }
+}
