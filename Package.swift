@@ -34,12 +34,13 @@ let package = Package(
             plugins: ["EmbedSchemaPlugin"]
         ),
         .target(name: "StenoMedia", dependencies: ["StenoCore"]),
+        .target(name: "StenoCalendar", dependencies: ["StenoCore"]),
 
         // MARK: Service wiring.
         .target(
             name: "StenoService",
             dependencies: [
-                "StenoCore", "StenoAPI", "StenoStore", "StenoMedia",
+                "StenoCore", "StenoAPI", "StenoStore", "StenoMedia", "StenoCalendar",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -61,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "steno-bench",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoTesting",
+                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -80,6 +81,7 @@ let package = Package(
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia"]),
+        .testTarget(name: "StenoCalendarTests", dependencies: ["StenoCalendar"], exclude: ["Fixtures"]),
         .testTarget(
             name: "StenoServiceTests",
             dependencies: ["StenoService", "StenoAPI", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")]

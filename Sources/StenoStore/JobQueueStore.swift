@@ -46,6 +46,12 @@ public protocol JobQueueStore: Sendable {
     /// that used its last attempt becomes `dead`. Returns how many jobs changed.
     func requeueExpiredLeases(now: Date) async throws -> Int
 
+    /// Requeues `running` jobs leased by workers whose id starts with `ownerPrefix` + `/`,
+    /// whatever their expiry: a daemon that finds at start-up that the process which held
+    /// them is gone (`host/pid` of a dead pid) need not wait for the leases to run out. Jobs on
+    /// their last attempt become `dead`, as with expired leases. Returns how many changed.
+    func requeueLeases(heldBy ownerPrefix: String, now: Date) async throws -> Int
+
     /// Jobs ordered by id, after `afterID`, optionally of one state and kind.
     func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job]
 
@@ -102,6 +108,7 @@ public struct ClaimedJob: Sendable, Hashable {
     /// The fencing token: only the holder of the current token may finish the job.
     public var token: Int64
 
+    /// A claim as the store hands it out.
     public init(job: Job, token: Int64) {
         self.job = job
         self.token = token

@@ -56,7 +56,7 @@ public final class TestDaemon: @unchecked Sendable {
         }
         environment.merge(self.environment) { _, new in new }
         process.environment = environment
-        if !FileManager.default.fileExists(atPath: logPath) { FileManager.default.createFile(atPath: logPath, contents: nil) }
+        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
         let log = FileHandle(forWritingAtPath: logPath)
         log?.seekToEndOfFile()
         process.standardOutput = log

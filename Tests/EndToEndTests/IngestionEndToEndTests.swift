@@ -78,7 +78,7 @@ struct IngestionEndToEndTests {
         for index in 490..<495 { try Self.wav(seed: index).write(to: URL(fileURLWithPath: "\(inbox)/2026/11/nested-\(index).wav")) }
         // One written slowly over more than 5 s, with pauses longer than the settle interval.
         let slowPath = inbox + "/slow.wav"
-        FileManager.default.createFile(atPath: slowPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: slowPath, contents: nil)
         let slow = try #require(FileHandle(forWritingAtPath: slowPath))
         let slowContent = Self.wav(seed: 495)
         let chunk = slowContent.count / 6 + 1

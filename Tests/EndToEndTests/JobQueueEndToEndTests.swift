@@ -30,8 +30,10 @@ struct JobQueueEndToEndTests {
         ).job
     }
 
+    /// With the default 60 s lease: the restarted daemon sees that the process holding the
+    /// leases is gone and requeues its jobs at once.
     @Test func killDashNineWhileJobsRunLosesNoJob() throws {
-        let daemon = try TestDaemon(config: "[jobs]\nworkers = 2\nlease_seconds = 2\n")
+        let daemon = try TestDaemon(config: "[jobs]\nworkers = 2\n")
         let client = try daemon.client()
         let enqueued = try (0..<6).map { _ in try noop(client, sleep: 1500) }
         #expect(try eventually { try jobs(client, state: .running).count == 2 })
@@ -50,14 +52,38 @@ struct JobQueueEndToEndTests {
             #expect(job.leaseOwner == nil)
             #expect(job.finishedAt != nil)
         }
-        // The jobs cut short by the kill ran again after their lease expired.
+        // The jobs cut short by the kill ran again.
         for job in finished where runningAtKill.contains(job.id) {
             #expect(job.attempts >= 2, "job \(job.id) was running at the kill")
-            #expect(job.lastError?.contains("expired") == true)
+            #expect(job.lastError?.contains("was abandoned") == true)
         }
         #expect(try jobs(restarted, state: .running).isEmpty)
         #expect(try jobs(restarted, state: .queued).isEmpty)
         #expect(try restarted.call(StenoMethods.systemStatus).queueDepth == 0)
+    }
+
+    /// The lease path: jobs of a killed daemon run again once their (short) lease expired,
+    /// found by the periodic reaper of a daemon that was already running.
+    @Test func expiredLeasesAreRecoveredWhileRunning() throws {
+        let config = "[jobs]\nworkers = 1\nlease_seconds = 2\n"
+        let victim = try TestDaemon(config: config)
+        let job = try noop(try victim.client(), sleep: 1000)
+        #expect(try eventually { try victim.client().call(StenoMethods.jobsGet, JobIDParams(id: job.id)).state == .running })
+        // Freeze the daemon (a stalled worker): its lease runs out, nothing heartbeats.
+        guard let process = victim.process else { throw TestDaemonError("no process") }
+        kill(process.processIdentifier, SIGSTOP)
+        defer { kill(process.processIdentifier, SIGCONT) }
+        let rescuer = try TestDaemon(
+            config: "database = \"\(victim.dataDirectory)/catalog.sqlite\"\n" + config)
+        let client = try rescuer.client()
+        #expect(try eventually { try client.call(StenoMethods.jobsGet, JobIDParams(id: job.id)).state == .succeeded }, "\(rescuer.log)")
+        let done = try client.call(StenoMethods.jobsGet, JobIDParams(id: job.id))
+        #expect(done.attempts == 2)
+        #expect(done.lastError?.contains("expired") == true)
+        // The stalled worker wakes up: its completion carries a stale token and is refused.
+        kill(process.processIdentifier, SIGCONT)
+        usleep(1_500_000)
+        #expect(try client.call(StenoMethods.jobsGet, JobIDParams(id: job.id)) == done)
     }
 
     @Test func sigtermLetsRunningJobsFinish() throws {

@@ -73,7 +73,7 @@ struct InboxWatcherTests {
         let (task, log) = start()
         defer { task.cancel() }
         try await Task.sleep(for: .milliseconds(300))
-        let handle = try #require(FileHandle(forWritingAtPath: { FileManager.default.createFile(atPath: inbox + "/alice/slow.wav", contents: nil); return inbox + "/alice/slow.wav" }()))
+        let handle = try #require(FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: inbox + "/alice/slow.wav", contents: nil); return inbox + "/alice/slow.wav" }()))
         for _ in 0..<4 {
             handle.write(Data(repeating: 1, count: 1000))
             try await Task.sleep(for: .milliseconds(600))  // pauses longer than the settle interval

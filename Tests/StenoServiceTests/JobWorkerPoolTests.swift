@@ -149,6 +149,24 @@ struct JobWorkerPoolTests {
         }
     }
 
+    @Test func requeuesAtStartUpTheJobsOfAProcessOnThisHostThatIsGone() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
+        // Above the kernel's largest pid (2^22): no such process can exist.
+        let deadOwner = "\(ProcessInfo.processInfo.hostName)/4194400/1"
+        let job = try await catalog.enqueue(JobDraft(kind: "probe")).job
+        _ = try await catalog.claim(workerID: deadOwner, kinds: nil, leaseDuration: .seconds(3600), now: Date())
+        let otherHost = try await catalog.enqueue(JobDraft(kind: "probe")).job
+        _ = try await catalog.claim(workerID: "elsewhere/4194400/1", kinds: nil, leaseDuration: .seconds(3600), now: Date())
+        let pool = JobWorkerPool(queue: JobQueue(store: catalog), handlers: [ConcurrencyProbe(kind: "probe", hold: .zero)], logger: Self.quiet)
+        await pool.recoverAtStartUp()
+        let recovered = try await catalog.job(id: job.id)
+        #expect(recovered.state == .queued)
+        #expect(recovered.lastError?.contains("was abandoned") == true)
+        // Another host's process cannot be checked: its job waits for the lease.
+        #expect(try await catalog.job(id: otherHost.id).state == .running)
+    }
+
     @Test func theNoopHandlerSleepsFailsAndSucceedsAsAsked() async throws {
         try await withPool(handlers: [NoopJobHandler()]) { queue, catalog in
             let job = try await queue.enqueue(

@@ -74,7 +74,7 @@ struct RecordingIngestorTests {
     @Test func badInputFailsWithAReasonAndNothingElseIsAffected() async throws {
         let (ingestor, catalog) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        FileManager.default.createFile(atPath: inbox + "/alice/empty.wav", contents: Data())
+        _ = FileManager.default.createFile(atPath: inbox + "/alice/empty.wav", contents: Data())
         try "just some notes, not audio".write(toFile: inbox + "/alice/notes.mp3", atomically: true, encoding: .utf8)
         let sample = try Data(contentsOf: URL(fileURLWithPath: Self.media + "/standup-2026-11-20.m4a"))
         try sample.prefix(sample.count / 3).write(to: URL(fileURLWithPath: inbox + "/alice/truncated.m4a"))

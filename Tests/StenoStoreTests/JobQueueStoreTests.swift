@@ -232,6 +232,20 @@ struct JobQueueStoreTests {
         #expect(dead.lastError?.contains("last attempt") == true)
     }
 
+    @Test func leasesOfAGoneProcessAreRequeuedWithoutWaitingForExpiry() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        for _ in 0..<3 { _ = try await catalog.enqueue(JobDraft(kind: "k")) }
+        let gone = try #require(try await claim(catalog, worker: "host/1/1"))
+        let alsoGone = try #require(try await claim(catalog, worker: "host/1/2"))
+        let alive = try #require(try await claim(catalog, worker: "host/10/1"))
+        #expect(try await catalog.requeueLeases(heldBy: "host/1", now: at(1)) == 2)
+        #expect(try await catalog.job(id: gone.job.id).state == .queued)
+        #expect(try await catalog.job(id: alsoGone.job.id).lastError?.contains("host/1/2 was abandoned") == true)
+        #expect(try await catalog.job(id: alive.job.id).state == .running)
+        await expectConflict({ try await catalog.complete(gone, result: nil, now: at(2)) }, containing: "stale lease")
+    }
+
     @Test func releaseGivesTheJobBackWithoutCountingTheAttempt() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()

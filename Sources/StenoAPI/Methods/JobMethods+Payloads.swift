@@ -28,6 +28,7 @@ public struct JobListParams: Codable, Sendable, Hashable {
     /// Items per page, 1…1000 (default 100).
     public var limit: Int?
 
+    /// Creates the params; nil fields are left out.
     public init(state: JobState? = nil, kind: String? = nil, cursor: String? = nil, limit: Int? = nil) {
         self.state = state
         self.kind = kind
@@ -41,6 +42,7 @@ public struct JobIDParams: Codable, Sendable, Hashable {
     /// The job's id.
     public var id: Int64
 
+    /// Creates the params; nil fields are left out.
     public init(id: Int64) { self.id = id }
 }
 
@@ -59,6 +61,7 @@ public struct JobEnqueueParams: Codable, Sendable, Hashable {
     /// At most one live job per key.
     public var uniqueKey: String?
 
+    /// Creates the params; nil fields are left out.
     public init(
         kind: String, payload: JSONValue? = nil, priority: Int? = nil, maxAttempts: Int? = nil, runAt: Date? = nil,
         uniqueKey: String? = nil
@@ -79,6 +82,7 @@ public struct JobEnqueueResult: Codable, Sendable, Hashable {
     /// True when a live job with the same unique key existed and nothing was added.
     public var alreadyLive: Bool
 
+    /// Creates the params; nil fields are left out.
     public init(job: Job, alreadyLive: Bool) {
         self.job = job
         self.alreadyLive = alreadyLive

@@ -36,6 +36,7 @@ public struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
         public var expression: String
         /// What is wrong with it.
         public var reason: String
+        /// `invalid cron expression "…": reason`.
         public var description: String { "invalid cron expression \"\(expression)\": \(reason)" }
     }
 
@@ -78,6 +79,7 @@ public struct CronSchedule: Sendable, Hashable, CustomStringConvertible {
         self.restrictsDayOfWeek = !fields[4].hasPrefix("*")
     }
 
+    /// The expression as written.
     public var description: String { expression }
 
     /// Whether a calendar day matches the day fields (with the day-of-month/day-of-week OR rule).

@@ -13,6 +13,7 @@ public struct JobSettings: Sendable, Hashable {
     /// (`max_attempts`, default 5).
     public var maxAttempts: Int = JobDraft.defaultMaxAttempts
 
+    /// The defaults: 2 workers, 60 s leases, 5 attempts.
     public init() {}
 }
 
@@ -27,6 +28,7 @@ public struct ScheduleSettings: Sendable, Hashable {
     /// The zone the cron fields are read in (`time_zone`, an IANA name; the system's by default).
     public var timeZone: TimeZone
 
+    /// An entry; `payload` is JSON text.
     public init(kind: String, cron: CronSchedule, payload: String = "{}", timeZone: TimeZone = .current) {
         self.kind = kind
         self.cron = cron

@@ -34,6 +34,7 @@ public enum JobError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Retrying cannot help (malformed payload, the file is not audio…): the job is `dead` at once.
     case permanent(String)
 
+    /// The reason, as recorded in the job's `lastError`.
     public var description: String {
         switch self {
         case .permanent(let reason): return reason
@@ -48,6 +49,7 @@ public struct JobContext: Sendable {
     /// The id of the worker running the job (`host/pid/n`).
     public var workerID: String
 
+    /// A context for one attempt.
     public init(logger: Logger, workerID: String) {
         self.logger = logger
         self.workerID = workerID

@@ -25,6 +25,7 @@ public struct JobScheduler: Service {
         /// The job priority.
         public var priority: Int
 
+        /// An entry; `payload` is JSON text.
         public init(kind: String, schedule: CronSchedule, payload: String = "{}", timeZone: TimeZone, priority: Int = JobPriority.normal) {
             self.kind = kind
             self.schedule = schedule
@@ -43,6 +44,7 @@ public struct JobScheduler: Service {
     /// The longest sleep, so a changed wall clock (NTP step, suspend) is noticed soon.
     let maximumSleep: Duration
 
+    /// A scheduler enqueuing through `queue` (which wakes the pool).
     public init(queue: JobQueue, entries: [Entry], logger: Logger, maximumSleep: Duration = .seconds(60)) {
         self.queue = queue
         self.entries = entries

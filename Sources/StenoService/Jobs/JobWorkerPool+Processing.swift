@@ -23,7 +23,8 @@ extension JobWorkerPool {
         jobLogger[metadataKey: "attempt"] = "\(job.attempts)/\(job.maxAttempts)"
         guard let handler = handlers[job.kind] else {
             // Claims are filtered by kind, so this only happens if the table changed under us.
-            await record(claim, .finished(.failure(JobError.permanent("no handler for job kind \"\(job.kind)\""))), logger: jobLogger)
+            await record(
+                claim, .finished(.failure(JobError.permanent("no handler for job kind \"\(job.kind)\""))), logger: jobLogger)
             return
         }
         let context = JobContext(logger: jobLogger, workerID: workerID)
@@ -52,7 +53,8 @@ extension JobWorkerPool {
         // In a task of its own: a pool being cancelled must still release or record the claim,
         // and cancellation would interrupt the database call.
         let recordLogger = jobLogger
-        await Task { await self.record(claim, end, logger: recordLogger) }.value
+        let poolCancelled = Task.isCancelled
+        await Task { await self.record(claim, end, poolCancelled: poolCancelled, logger: recordLogger) }.value
     }
 
     /// Renews the lease every third of its length; returns `.leaseLost` when that fails, nil
@@ -96,7 +98,7 @@ extension JobWorkerPool {
 
     /// Stores how an attempt ended. A stale token means another worker owns the job now: the
     /// outcome is dropped, which is what fencing is for.
-    func record(_ claim: ClaimedJob, _ end: AttemptEnd, logger: Logger) async {
+    func record(_ claim: ClaimedJob, _ end: AttemptEnd, poolCancelled: Bool = false, logger: Logger) async {
         let store = queue.store
         do {
             switch end {
@@ -107,8 +109,8 @@ extension JobWorkerPool {
                 let state = try await store.fail(
                     claim, error: reason, retryAfter: after, permanent: false, policy: settings.retryPolicy, now: now())
                 logger.info("job asked to be retried", metadata: ["state": .string(state.rawValue), "reason": .string(reason)])
-            case .finished(.failure(let error)) where error is CancellationError && queue.signal.isStopping:
-                // Cancelled because the grace period ran out: not a failure of the job.
+            case .finished(.failure(let error)) where error is CancellationError && (queue.signal.isStopping || poolCancelled):
+                // Cancelled because the pool stops: not a failure of the job.
                 try await store.release(claim, now: now())
                 logger.info("job released at shutdown")
             case .finished(.failure(let error)):

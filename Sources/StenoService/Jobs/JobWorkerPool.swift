@@ -13,7 +13,8 @@ import StenoStore
 /// length while the handler runs, and records the outcome with the claim's fencing token. Idle
 /// workers sleep until something is enqueued through the `JobQueue` or the poll interval
 /// passes (jobs enqueued by another process, retries coming due). Expired leases — of a crashed
-/// daemon, or a stalled worker — are requeued at start-up and every half lease.
+/// daemon, or a stalled worker — are requeued at start-up and every half lease; at start-up the
+/// jobs of a process on this host that no longer exists (a `kill -9`) are requeued at once.
 ///
 /// On graceful shutdown the pool stops claiming, lets running jobs finish for up to
 /// `shutdownGrace`, then cancels the rest and releases their claims (back to `queued`, the
@@ -32,6 +33,7 @@ public struct JobWorkerPool: Service {
         /// Backoff between failed attempts.
         public var retryPolicy: RetryPolicy = .default
 
+        /// The defaults: 2 workers, 60 s leases, 500 ms polls, 10 s grace, `RetryPolicy.default`.
         public init() {}
     }
 
@@ -68,12 +70,7 @@ public struct JobWorkerPool: Service {
     /// finished or been released.
     public func run() async throws {
         let signal = queue.signal
-        do {
-            let requeued = try await queue.store.requeueExpiredLeases(now: now())
-            if requeued > 0 { logger.notice("requeued jobs whose lease expired", metadata: ["jobs": "\(requeued)"]) }
-        } catch {
-            logger.error("could not requeue expired leases at start-up: \(error)")
-        }
+        await recoverAtStartUp()
         logger.info("job workers started", metadata: ["workers": "\(settings.workers)", "kinds": "\(kinds.sorted().joined(separator: ","))"])
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
@@ -87,6 +84,44 @@ public struct JobWorkerPool: Service {
             signal.stop()
         }
         logger.info("job workers stopped")
+    }
+
+    /// Crash recovery: requeues the jobs of processes on this host that are gone (a `kill -9`
+    /// before this start) at once, and every expired lease (other hosts, stalled workers).
+    func recoverAtStartUp() async {
+        do {
+            for owner in try await abandonedOwners() {
+                let requeued = try await queue.store.requeueLeases(heldBy: owner, now: now())
+                if requeued > 0 {
+                    logger.notice("requeued the jobs of a daemon that is gone", metadata: ["owner": .string(owner), "jobs": "\(requeued)"])
+                }
+            }
+            let requeued = try await queue.store.requeueExpiredLeases(now: now())
+            if requeued > 0 { logger.notice("requeued jobs whose lease expired", metadata: ["jobs": "\(requeued)"]) }
+        } catch {
+            logger.error("could not requeue abandoned jobs at start-up: \(error)")
+        }
+    }
+
+    /// `host/pid` prefixes of running jobs' owners on this host whose process no longer exists.
+    /// A reused pid makes a dead owner look alive; its jobs then wait for their lease to expire.
+    func abandonedOwners() async throws -> Set<String> {
+        let host = ProcessInfo.processInfo.hostName
+        var owners = Set<String>()
+        var after: Int64?
+        // Bounded by the number of running jobs, a page at a time.
+        while true {
+            let page = try await queue.store.jobs(state: .running, kind: nil, afterID: after, limit: 500)
+            for job in page {
+                guard let owner = job.leaseOwner else { continue }
+                let parts = owner.split(separator: "/")
+                guard parts.count == 3, parts[0] == host, let pid = Int32(parts[1]), pid > 0, pid != getpid() else { continue }
+                if kill(pid, 0) == -1 && errno == ESRCH { owners.insert("\(host)/\(pid)") }
+            }
+            guard page.count == 500, let last = page.last else { break }
+            after = last.id
+        }
+        return owners
     }
 
     /// Requeues expired leases every half lease until the pool stops.

@@ -11,9 +11,13 @@ import StenoCore
 public struct NoopJobHandler: JobHandler {
     /// The kind, `system.noop`.
     public static let kind = "system.noop"
+    /// The kind, `system.noop`.
     public var kind: String { Self.kind }
 
+    /// The handler; it has no state.
     public init() {}
+
+    /// Sleeps, fails or succeeds as the payload asks.
 
     public func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
         let payload: JSONValue

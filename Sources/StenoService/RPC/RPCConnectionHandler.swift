@@ -107,7 +107,7 @@ final class RPCConnectionHandler: ChannelInboundHandler {
                 let executor = taskExecutor(for: context.eventLoop)
                 Task(executorPreference: executor) {
                     let reply = await dispatcher.reply(to: line, from: credentials)
-                    let finish = {
+                    let finish: @Sendable () -> Void = {
                         let (handler, context) = bound.value
                         tracker.requestFinished()
                         handler.inFlight -= 1

@@ -13,12 +13,14 @@ extension SQLiteCatalog {
         return try await writer.write { db in
             // One statement: SQLite runs writes one at a time, so two claimers can never pick the
             // same row. The token grows per job, so an older claim's token is always smaller.
+            // `jobs_claim` walks due jobs in claim order; without ANALYZE statistics SQLite would
+            // rather sort every live job on each claim (~9 ms at 20k queued, vs µs).
             let filter = kinds == nil ? "" : "AND kind IN (SELECT value FROM json_each(?))"
             let statement = try db.cachedStatement(
                 sql: """
                     UPDATE jobs SET state = 'running', attempts = attempts + 1,
                         lease_token = COALESCE(lease_token, 0) + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-                    WHERE id = (SELECT id FROM jobs
+                    WHERE id = (SELECT id FROM jobs INDEXED BY jobs_claim
                                 WHERE state IN ('queued', 'failed') AND run_at <= ? \(filter)
                                 ORDER BY priority DESC, run_at, id LIMIT 1)
                     RETURNING \(Self.jobColumns), lease_token
@@ -101,29 +103,45 @@ extension SQLiteCatalog {
     }
 
     public func requeueExpiredLeases(now: Date) async throws -> Int {
-        let nowMilliseconds = Self.milliseconds(now)
-        return try await writer.write { db in
-            // Last attempt used: a job that kills its worker every time must not loop forever.
-            try db.execute(
-                sql: """
-                    UPDATE jobs SET state = 'dead',
-                        last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' expired on the last attempt (worker crashed or stalled)',
-                        lease_owner = NULL, lease_expires_at = NULL, finished_at = ?1, updated_at = ?1
-                    WHERE state = 'running' AND lease_expires_at <= ?1 AND attempts >= max_attempts
-                    """,
-                arguments: [nowMilliseconds])
-            var changed = db.changesCount
-            try db.execute(
-                sql: """
-                    UPDATE jobs SET state = 'queued',
-                        last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' expired (worker crashed or stalled)',
-                        lease_owner = NULL, lease_expires_at = NULL, run_at = MIN(run_at, ?1), updated_at = ?1
-                    WHERE state = 'running' AND lease_expires_at <= ?1
-                    """,
-                arguments: [nowMilliseconds])
-            changed += db.changesCount
-            return changed
+        try await writer.write { db in
+            try Self.requeueLeases(db, matching: "lease_expires_at <= ?2", argument: Self.milliseconds(now), now: now, why: "expired")
         }
+    }
+
+    public func requeueLeases(heldBy ownerPrefix: String, now: Date) async throws -> Int {
+        // substr rather than LIKE: a prefix may hold `%` or `_`.
+        try await writer.write { db in
+            try Self.requeueLeases(
+                db, matching: "substr(lease_owner, 1, length(?2)) = ?2", argument: ownerPrefix + "/", now: now,
+                why: "was abandoned")
+        }
+    }
+
+    /// Requeues the running jobs matching `condition` (which reads `?2`); a job on its last
+    /// attempt becomes `dead` instead, so a job that kills its worker every time cannot loop.
+    static func requeueLeases(
+        _ db: Database, matching condition: String, argument: any DatabaseValueConvertible, now: Date, why: String
+    ) throws -> Int {
+        let nowMilliseconds = milliseconds(now)
+        try db.execute(
+            sql: """
+                UPDATE jobs SET state = 'dead',
+                    last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' \(why) on the last attempt (worker crashed or stalled)',
+                    lease_owner = NULL, lease_expires_at = NULL, finished_at = ?1, updated_at = ?1
+                WHERE state = 'running' AND \(condition) AND attempts >= max_attempts
+                """,
+            arguments: [nowMilliseconds, argument])
+        var changed = db.changesCount
+        try db.execute(
+            sql: """
+                UPDATE jobs SET state = 'queued',
+                    last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' \(why) (worker crashed or stalled)',
+                    lease_owner = NULL, lease_expires_at = NULL, run_at = MIN(run_at, ?1), updated_at = ?1
+                WHERE state = 'running' AND \(condition)
+                """,
+            arguments: [nowMilliseconds, argument])
+        changed += db.changesCount
+        return changed
     }
 
     public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] {

@@ -30,7 +30,7 @@ struct DemoCommand: ParsableCommand {
             try Self.stageSamples(from: mediaURL, into: inbox)
 
             let log = root + "/stenod.log"
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: daemonPath)
             process.arguments = ["--socket", socket, "--data-dir", root + "/data", "--inbox", inbox]

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+import StenoMedia
+import StenoTesting
+
+/// `steno-bench ingest`: files per second from drop to `ready` through a real daemon,
+/// beside `sha256sum` over the same files (the read-and-hash floor) and the parse rate of
+/// Steno's parsers alone (and tinytag/mutagen when installed), in the same run.
+struct IngestBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Drop-to-ready rate vs. sha256sum, and parse rate (targets: ≥50% of sha256sum; parse ≥20,000 files/s).")
+
+    @Option(help: "Files in the corpus.") var files = 2000
+    @Option(help: "Where the generated corpus is kept between runs.") var corpus = "/tmp/steno-bench-ingest-corpus"
+    @Option(help: "The daemon's settle interval in seconds for the run.") var settle = 0.2
+    @Option(help: "Parse passes over the corpus (the best is reported).") var passes = 5
+
+    func run() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tests/Benchmarks/make-ingest-corpus.sh").path
+        print("preparing the corpus in \(corpus) (base files are reused between runs)…")
+        let generation = try Self.shell(["bash", script, corpus])
+        guard generation.status == 0 else { throw TestDaemonError("corpus generation failed (is ffmpeg installed?):\n\(generation.output)") }
+        let paths = try Self.makeVariants(in: corpus, count: files)
+        let bytes = paths.reduce(Int64(0)) { $0 + Int64((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? NSNumber)?.int64Value ?? 0) }
+        print("corpus: \(paths.count) distinct files, \(bytes / 1024) KiB, 7 containers\n")
+
+        // 1. The floor: sha256sum reads and hashes every file (one process, warm cache).
+        _ = try Self.shell(["sh", "-c", "cat \(corpus)/variants/rec-* > /dev/null"])
+        let shaStart = Date()
+        let sha = try Self.shell(["sh", "-c", "cd \(corpus)/variants && ls | xargs sha256sum > /dev/null"])
+        let shaSeconds = Date().timeIntervalSince(shaStart)
+        guard sha.status == 0 else { throw TestDaemonError("sha256sum failed: \(sha.output)") }
+        let shaRate = Double(paths.count) / shaSeconds
+
+        // 2. Parsing alone, in process.
+        var best = Double.infinity
+        var failures = 0
+        for _ in 0..<max(1, passes) {
+            let start = Date()
+            failures = 0
+            for path in paths where (try? MediaProbe.probe(path: path)) == nil { failures += 1 }
+            best = min(best, Date().timeIntervalSince(start))
+        }
+        let parseRate = Double(paths.count) / best
+
+        // 3. Other parsers on the same corpus, when present.
+        var others: [(String, Double)] = []
+        for (module, call) in [("tinytag", "tinytag.TinyTag.get(p).duration"), ("mutagen", "mutagen.File(p).info.length")] {
+            let code = """
+                import sys, time, glob
+                import \(module)
+                paths = sorted(glob.glob(sys.argv[1] + '/variants/rec-*'))[:int(sys.argv[2])]
+                best = 1e9
+                for _ in range(3):
+                    t = time.perf_counter()
+                    for p in paths:
+                        try: \(call)
+                        except Exception: pass
+                    best = min(best, time.perf_counter() - t)
+                print(len(paths) / best)
+                """
+            let result = try Self.shell(["python3", "-c", code, corpus, String(files)])
+            if result.status == 0, let rate = Double(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                others.append((module, rate))
+            }
+        }
+
+        // 4. End to end: copy the corpus into a running daemon's inbox, time until all are ready.
+        let daemon = try TestDaemon(config: "[watcher]\nsettle_seconds = \(settle)\n[jobs]\nworkers = 2\n")
+        defer { daemon.shutdown() }
+        let client = try daemon.client()
+        _ = try client.call(StenoMethods.usersAdd, UserAddParams(name: "bench"))
+        let inbox = daemon.inboxDirectory + "/bench"
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let dropStart = Date()
+        for path in paths {
+            try FileManager.default.copyItem(atPath: path, toPath: inbox + "/" + (path as NSString).lastPathComponent)
+        }
+        let deadline = Date().addingTimeInterval(600)
+        var ready: Int64 = 0
+        var failed = 0
+        while Date() < deadline {
+            let status = try client.call(StenoMethods.systemStatus)
+            ready = status.counts["recordings"] ?? 0
+            if ready >= Int64(paths.count) && status.queueDepth == 0 { break }
+            usleep(20_000)
+        }
+        let endToEndSeconds = Date().timeIntervalSince(dropStart)
+        failed = try client.call(StenoMethods.recordingsList, RecordingListParams(status: .failed, limit: 1000)).items.count
+        let endToEndRate = Double(ready) / endToEndSeconds
+
+        func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 30, withPad: " ", startingAt: 0) }.joined()) }
+        row(["measure", "files/s", "vs sha256sum"])
+        row(["sha256sum (floor)", String(format: "%.0f", shaRate), "100%"])
+        row(["stenod drop → ready", String(format: "%.0f", endToEndRate), String(format: "%.0f%%", endToEndRate / shaRate * 100)])
+        row(["Steno parsers alone", String(format: "%.0f", parseRate), String(format: "%.1f×", parseRate / shaRate)])
+        for (name, rate) in others {
+            row(["\(name) (python)", String(format: "%.0f", rate), String(format: "Steno is %.1f× faster", parseRate / rate)])
+        }
+        print("")
+        print("end to end: \(ready) ready, \(failed) failed, in \(String(format: "%.2f", endToEndSeconds)) s (settle interval \(settle) s included)")
+        if failures > 0 { print("parse failures: \(failures)") }
+        print(String(format: "drop → ready: %.0f%% of sha256sum (target ≥50%%): %@", endToEndRate / shaRate * 100, endToEndRate / shaRate >= 0.5 ? "PASS" : "FAIL"))
+        print(String(format: "parse alone: %.0f files/s (target ≥20,000): %@", parseRate, parseRate >= 20_000 ? "PASS" : "FAIL"))
+    }
+
+    /// Copies of the base files with the marker's digits replaced by a serial number:
+    /// distinct contents (so no deduplication) that parse like their base.
+    static func makeVariants(in folder: String, count: Int) throws -> [String] {
+        let bases = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("base-") }.sorted()
+        guard !bases.isEmpty else { throw TestDaemonError("no base files in \(folder)") }
+        let marker = Array("STENOBENCH-".utf8)
+        let variants = folder + "/variants"
+        try? FileManager.default.removeItem(atPath: variants)
+        try FileManager.default.createDirectory(atPath: variants, withIntermediateDirectories: true)
+        var paths: [String] = []
+        for index in 0..<count {
+            let base = bases[index % bases.count]
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + base)))
+            guard let at = bytes.indices.dropLast(marker.count + 5).first(where: { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }) else {
+                throw TestDaemonError("\(base) lacks the marker tag")
+            }
+            let digits = Array(String(format: "%06d", index).utf8)
+            bytes.replaceSubrange((at + marker.count)..<(at + marker.count + 6), with: digits)
+            let path = variants + "/rec-\(String(format: "%05d", index))-" + base.dropFirst("base-".count)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+        }
+        return paths
+    }
+
+    static func shell(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
