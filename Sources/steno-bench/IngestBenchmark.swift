@@ -20,6 +20,7 @@ struct IngestBenchmark: ParsableCommand {
     @Option(help: "Where the generated corpus is kept between runs.") var corpus = "/tmp/steno-bench-ingest-corpus"
     @Option(help: "The daemon's settle interval in seconds for the run.") var settle = 0.2
     @Option(help: "Parse passes over the corpus (the best is reported).") var passes = 5
+    @Option(help: "The daemon's job workers for the run.") var workers = 2
 
     func run() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -73,7 +74,7 @@ struct IngestBenchmark: ParsableCommand {
         }
 
         // 4. End to end: copy the corpus into a running daemon's inbox, time until all are ready.
-        let daemon = try TestDaemon(config: "[watcher]\nsettle_seconds = \(settle)\n[jobs]\nworkers = 2\n")
+        let daemon = try TestDaemon(config: "[watcher]\nsettle_seconds = \(settle)\n[jobs]\nworkers = \(workers)\n")
         defer { daemon.shutdown() }
         let client = try daemon.client()
         _ = try client.call(StenoMethods.usersAdd, UserAddParams(name: "bench"))
@@ -105,7 +106,7 @@ struct IngestBenchmark: ParsableCommand {
             row(["\(name) (python)", String(format: "%.0f", rate), String(format: "Steno is %.1f× faster", parseRate / rate)])
         }
         print("")
-        print("end to end: \(ready) ready, \(failed) failed, in \(String(format: "%.2f", endToEndSeconds)) s (settle interval \(settle) s included)")
+        print("end to end: \(ready) ready, \(failed) failed, in \(String(format: "%.2f", endToEndSeconds)) s (settle interval \(settle) s included, \(workers) workers)")
         if failures > 0 { print("parse failures: \(failures)") }
         print(String(format: "drop → ready: %.0f%% of sha256sum (target ≥50%%): %@", endToEndRate / shaRate * 100, endToEndRate / shaRate >= 0.5 ? "PASS" : "FAIL"))
         print(String(format: "parse alone: %.0f files/s (target ≥20,000): %@", parseRate, parseRate >= 20_000 ? "PASS" : "FAIL"))

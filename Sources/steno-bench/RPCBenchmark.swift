@@ -13,9 +13,10 @@ struct RPCBenchmark: ParsableCommand {
 
     @Option(help: "Seconds per measurement.") var seconds: Double = 3
     @Option(help: "Client counts to measure.") var clients: [Int] = [1, 32]
+    @Option(help: "The daemon's event-loop threads (0: one per core).") var daemonThreads = 0
 
     func run() throws {
-        let daemon = try TestDaemon()
+        let daemon = try TestDaemon(config: "[rpc]\nthreads = \(daemonThreads)\n")
         defer { daemon.shutdown() }
         let request = RPCRequest(id: .int(1), method: StenoMethods.systemStatus.name).json.serializedBytes + [10]
         guard let probe = BlockingLineSocket(path: daemon.socketPath), let replySize = probe.roundTrip(request) else {

@@ -33,15 +33,23 @@ struct InboxWatcherTests {
         return path
     }()
 
-    func start(pollingOnly: Bool = false, known: [String: FileSignature] = [:]) -> (Task<Void, any Error>, ChangeLog) {
+    func start(
+        pollingOnly: Bool = false, known: [String: FileSignature] = [:], bufferLimit: Int = 4096,
+        slowStart: Bool = false
+    ) -> (Task<Void, any Error>, ChangeLog) {
         var settings = InboxWatcherSettings()
         settings.settleInterval = .milliseconds(400)
         settings.pollingOnly = pollingOnly
         settings.pollInterval = .milliseconds(300)
         let log = ChangeLog()
         let watcher = InboxWatcher(
-            inbox: inbox, settings: settings, logger: Logger(label: "test"),
-            knownPaths: { known }, onChange: { log.append($0) })
+            inbox: inbox, settings: settings, logger: Logger(label: "test"), bufferLimit: bufferLimit,
+            knownPaths: {
+                // A slow first catalog read keeps the loop busy while events pile up.
+                if slowStart, log.all.isEmpty { try? await Task.sleep(for: .milliseconds(1500)) }
+                return known
+            },
+            onChange: { log.append($0) })
         return (Task { try await watcher.run() }, log)
     }
 
@@ -106,6 +114,21 @@ struct InboxWatcherTests {
         defer { task.cancel() }
         let expected: Set<InboxChange> = [.settled("alice/new.wav"), .settled("alice/note.json"), .removed("alice/vanished.wav")]
         #expect(await log.wait { Set($0) == expected }, "\(log.all)")
+    }
+
+    @Test func eventsDroppedByASlowLoopAreRecoveredByARescan() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        // A one-read buffer while the loop is stuck in its first rescan: files arriving one
+        // by one overflow it, and only the overflow marker makes the watcher look again.
+        let (task, log) = start(bufferLimit: 1, slowStart: true)
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(200))
+        for index in 0..<20 {
+            try write("alice/burst-\(index).wav", "content \(index)")
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        let expected = Set((0..<20).map { InboxChange.settled("alice/burst-\($0).wav") })
+        #expect(await log.wait(timeout: .seconds(15)) { Set($0).isSuperset(of: expected) }, "\(Set(log.all).intersection(expected).count) of 20")
     }
 
     @Test func pollingModeFindsFilesWithoutInotify() async throws {

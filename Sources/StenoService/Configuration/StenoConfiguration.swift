@@ -42,7 +42,7 @@ public struct StenoConfiguration: Sendable, Hashable {
         public var maxFrameBytes: Int = 1 << 20
         /// Requests of one connection processed at once; more wait (pipelining stays possible).
         public var maxInFlightPerConnection: Int = 32
-        /// Event-loop threads; 0 means one per core.
+        /// Event-loop threads; 0 means half the cores (at least one).
         public var threads: Int = 0
 
         public init() {}

@@ -47,7 +47,9 @@ public struct StenoDaemon: Sendable {
         let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
         let watcher = makeInboxWatcher(store: store, queue: queue)
         let dispatcher = try makeDispatcher(store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)))
-        let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : System.coreCount
+        // Half the cores by default: on small machines fewer loops mean fewer context switches (a
+        // steadier tail latency), and the other cores stay free for ingestion and calendar sync.
+        let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : max(1, System.coreCount / 2)
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let environment = self.environment
         let server = RPCServer(

@@ -34,9 +34,11 @@ final class InboxWatcher: Service, Sendable {
     private let knownPaths: @Sendable () async throws -> [String: FileSignature]
     private let onChange: @Sendable (InboxChange) async -> Void
     private let logger: Logger
+    /// Reads of events the loop may fall behind by before it rescans instead.
+    private let bufferLimit: Int
 
     init(
-        inbox: String, settings: InboxWatcherSettings, logger: Logger,
+        inbox: String, settings: InboxWatcherSettings, logger: Logger, bufferLimit: Int = 4096,
         knownPaths: @escaping @Sendable () async throws -> [String: FileSignature],
         onChange: @escaping @Sendable (InboxChange) async -> Void
     ) {
@@ -45,6 +47,7 @@ final class InboxWatcher: Service, Sendable {
         self.logger = logger
         self.knownPaths = knownPaths
         self.onChange = onChange
+        self.bufferLimit = bufferLimit
     }
 
     func run() async throws {
@@ -54,13 +57,17 @@ final class InboxWatcher: Service, Sendable {
             logger.warning("inotify is not available; polling the inbox every \(settings.pollInterval)")
         }
         let tick: Duration = .milliseconds(250)
-        let inputs = reader?.inputs(tickInterval: tick) ?? Self.ticks(every: tick)
+        let inputs = reader?.inputs(tickInterval: tick, bufferLimit: bufferLimit) ?? Self.ticks(every: tick)
         let rescanEvery = reader == nil ? settings.pollInterval : settings.rescanInterval
         await rescan(&state, reader: reader, firstTime: true)
         var nextRescan = ContinuousClock.now + rescanEvery
         logger.info("watching \(inbox)", metadata: ["mode": "\(reader == nil ? "polling" : "inotify")"])
 
         for await input in inputs.cancelOnGracefulShutdown() {
+            if reader?.takeLostEvents() == true {
+                logger.warning("the watcher fell behind and dropped events; rescanning the inbox")
+                state.needsRescan = true
+            }
             switch input {
             case .events(let events):
                 await handle(events, &state, reader: reader)

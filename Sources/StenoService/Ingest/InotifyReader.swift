@@ -31,6 +31,12 @@ final class InotifyReader: Sendable {
 
     let descriptor: Int32
     private let stopped = Atomic<Bool>(false)
+    private let lostEvents = Atomic<Bool>(false)
+
+    /// Whether event reads were dropped since the last call (the watcher then rescans).
+    func takeLostEvents() -> Bool {
+        lostEvents.exchange(false, ordering: .acquiringAndReleasing)
+    }
 
     /// Opens inotify; nil when the kernel refuses (then the watcher falls back to polling).
     init?() {
@@ -48,8 +54,11 @@ final class InotifyReader: Sendable {
     func unwatch(_ wd: Int32) { _ = inotify_rm_watch(descriptor, wd) }
 
     /// Starts the reader thread; the stream ends after `stop()`.
-    func inputs(tickInterval: Duration) -> AsyncStream<WatcherInput> {
-        let (stream, continuation) = AsyncStream.makeStream(of: WatcherInput.self, bufferingPolicy: .bufferingNewest(4096))
+    ///
+    /// When the watcher falls behind by more than `bufferLimit` reads, the oldest are dropped
+    /// and `takeLostEvents()` says so, so the watcher rescans rather than missing files.
+    func inputs(tickInterval: Duration, bufferLimit: Int = 4096) -> AsyncStream<WatcherInput> {
+        let (stream, continuation) = AsyncStream.makeStream(of: WatcherInput.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let milliseconds = Int32(tickInterval.components.seconds * 1000 + tickInterval.components.attoseconds / 1_000_000_000_000_000)
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -59,7 +68,10 @@ final class InotifyReader: Sendable {
                 let ready = poll(&poller, 1, milliseconds)
                 if ready > 0 {
                     let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                    if count > 0 { continuation.yield(.events(Self.decode(buffer[..<count]))) }
+                    if count > 0, case .dropped = continuation.yield(.events(Self.decode(buffer[..<count]))) {
+                        // Sticky, outside the buffer: a marker in it could be pushed out in turn.
+                        lostEvents.store(true, ordering: .releasing)
+                    }
                 }
                 if ContinuousClock.now - lastTick >= tickInterval {
                     lastTick = .now

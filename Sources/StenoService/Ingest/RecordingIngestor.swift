@@ -81,21 +81,20 @@ struct RecordingIngestor: Sendable {
                 return .recorded(try await fail(relative, size: size, modified: modified, reason: error.description, now: now))
             }
         }
-        let owner = try await owner(of: relative, sidecarOwner: nil, fileUID: info.st_uid)
-        let record: IngestRecord
-        do {
-            let (media, companions) = try await NIOThreadPool.singleton.runIfActive { [self] in
-                (try MediaProbe.probe(path: absolute), readCompanions(of: relative))
-            }
-            let ownerID = try await self.owner(of: relative, sidecarOwner: companions.sidecar?.owner, fileUID: info.st_uid) ?? owner
-            record = IngestRecord(
-                path: relative, size: size, modified: modified, contentHash: hash, ownerID: ownerID,
-                outcome: .ready(metadata(media: media, companions: companions, fileName: relative, modified: modified)), now: now)
-        } catch let error as MediaError {
-            record = IngestRecord(
-                path: relative, size: size, modified: modified, contentHash: hash, ownerID: owner,
-                outcome: .failed(reason: error.description), now: now)
+        // Parse and read the companions off the cooperative threads; a parse failure is an outcome.
+        let (media, companions) = try await NIOThreadPool.singleton.runIfActive { [self] in
+            (Result { () throws(MediaError) in try MediaProbe.probe(path: absolute) }, readCompanions(of: relative))
         }
+        let owner = try await owner(of: relative, sidecarOwner: companions.sidecar?.owner, fileUID: info.st_uid)
+        let outcome: IngestRecord.Outcome
+        switch media {
+        case .success(let media):
+            outcome = .ready(metadata(media: media, companions: companions, fileName: relative, modified: modified))
+        case .failure(let error):
+            outcome = .failed(reason: error.description)
+        }
+        let record = IngestRecord(
+            path: relative, size: size, modified: modified, contentHash: hash, ownerID: owner, outcome: outcome, now: now)
         return .recorded(try await store.recordIngest(record))
     }
 

@@ -47,13 +47,21 @@ public struct RPCMethodTable: Sendable {
         let name = method.name
         entries[name] = Entry(access: access) { call, params in
             let decoded: Params
-            do {
-                decoded = try JSONValueDecoder().decode(Params.self, from: try Self.namedParams(params, method: name))
-            } catch let error as DecodingError {
-                throw RPCError.invalidParams(
-                    "invalid params for \(name): \(error.humanDescription)", data: ["method": .string(name)])
+            if Params.self == NoParams.self, let none = NoParams() as? Params {
+                // Nothing to decode; only the shape is checked.
+                _ = try Self.namedParams(params, method: name)
+                decoded = none
+            } else {
+                do {
+                    decoded = try JSONValueDecoder().decode(Params.self, from: try Self.namedParams(params, method: name))
+                } catch let error as DecodingError {
+                    throw RPCError.invalidParams(
+                        "invalid params for \(name): \(error.humanDescription)", data: ["method": .string(name)])
+                }
             }
             let result = try await handler(call, decoded)
+            // Hot results build their JSON directly; the rest go through the Codable bridge.
+            if let direct = result as? any JSONValueRepresentable { return direct.jsonValue }
             return try JSONValueEncoder().encode(result)
         }
     }
