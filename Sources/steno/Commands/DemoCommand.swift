@@ -50,14 +50,20 @@ struct DemoCommand: ParsableCommand {
             for user in Self.demoUsers {
                 _ = try? client.call(StenoMethods.usersAdd, user)
             }
+            let staged = (try? FileManager.default.contentsOfDirectory(atPath: inbox + "/alice"))?
+                .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".json") }.count ?? 0
             let status = try client.call(StenoMethods.systemStatus)
             print("Daemon \(status.version), schema \(status.schemaVersion), database \(status.databasePath)")
-            print("Inbox \(status.inboxPath) holds the samples of \(mediaURL.path)\n")
+            print("Inbox \(status.inboxPath) holds the \(staged) samples of \(mediaURL.path) in alice/\n")
             let users = try client.call(StenoMethods.usersList, PageParams())
             print(UsersCommand.table(users.items).renderTable())
+            print("\nIngesting (the watcher settles each file, then reads it with Steno's own parsers)…\n")
+            let recordings = try Self.waitForRecordings(client: client, count: staged)
+            print(RecordingsCommand.table(recordings, reasons: false).renderTable())
             print("")
+            let after = try client.call(StenoMethods.systemStatus)
             var counts = TableWriter(["TABLE", "ROWS"])
-            for (name, count) in status.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
+            for (name, count) in after.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
             print(counts.renderTable())
 
             if keep {
@@ -99,6 +105,17 @@ struct DemoCommand: ParsableCommand {
             throw CLIFailure(message: "cannot create a temporary folder: \(String(cString: strerror(errno)))", exitCode: 1)
         }
         return URL(fileURLWithPath: String(cString: pointer)).standardizedFileURL.path
+    }
+
+    /// Waits (at most 30 s) until `count` recordings are catalogued and no job is left.
+    static func waitForRecordings(client: StenoClient, count: Int) throws -> [Recording] {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            let page = try client.call(StenoMethods.recordingsList, RecordingListParams(limit: 1000))
+            let queue = try client.call(StenoMethods.systemStatus).queueDepth
+            if (page.items.count >= count && queue == 0) || Date() > deadline { return page.items }
+            usleep(200_000)
+        }
     }
 
     /// Polls the socket until the daemon answers (at most 30 s), or reports why it died.
