@@ -155,6 +155,16 @@ struct SettleTrackerTests {
         #expect(tracker.pendingCount == 0)
     }
 
+    @Test func afterLostEventsAFileThoughtMidWriteSettles() {
+        var tracker = SettleTracker(interval: .seconds(1), abandonedWriteTimeout: .seconds(600))
+        let start = ContinuousClock.now
+        let signature = FileSignature(size: 5, modifiedMilliseconds: 5)
+        tracker.noteWriting("c", now: start)  // its CLOSE_WRITE was among the lost events
+        tracker.forgetWriters()
+        tracker.noteFound("c", signature: signature, now: start)
+        #expect(tracker.settled(now: start + .seconds(2)) { _ in signature } == ["c"])
+    }
+
     @Test func rescanDoesNotTakeAFileBeingWritten() {
         var tracker = SettleTracker(interval: .seconds(1), abandonedWriteTimeout: .seconds(60))
         let start = ContinuousClock.now

@@ -66,7 +66,7 @@ final class InboxWatcher: Service, Sendable {
         for await input in inputs.cancelOnGracefulShutdown() {
             if reader?.takeLostEvents() == true {
                 logger.warning("the watcher fell behind and dropped events; rescanning the inbox")
-                state.needsRescan = true
+                state.eventsLost = true
             }
             switch input {
             case .events(let events):
@@ -78,7 +78,7 @@ final class InboxWatcher: Service, Sendable {
                     state.companions[path] = FileSignature(path: inbox + "/" + path)
                     await onChange(.settled(path))
                 }
-                if state.needsRescan || now >= nextRescan {
+                if state.needsRescan || state.eventsLost || now >= nextRescan {
                     await rescan(&state, reader: reader, firstTime: false)
                     nextRescan = .now + rescanEvery
                 }
@@ -95,6 +95,8 @@ final class InboxWatcher: Service, Sendable {
         /// Sidecars and transcripts already seen, so a rescan reports only changed ones.
         var companions: [String: FileSignature?] = [:]
         var needsRescan = false
+        /// Events were lost: the next rescan must not trust what the tracker believes.
+        var eventsLost = false
     }
 
     private func handle(_ events: [InotifyEvent], _ state: inout WatchState, reader: InotifyReader?) async {
@@ -102,7 +104,7 @@ final class InboxWatcher: Service, Sendable {
         for event in events {
             if event.has(IN_Q_OVERFLOW) {
                 logger.warning("inotify queue overflowed; rescanning the inbox")
-                state.needsRescan = true
+                state.eventsLost = true
                 continue
             }
             if event.has(IN_IGNORED) {
@@ -156,6 +158,11 @@ final class InboxWatcher: Service, Sendable {
     /// candidates, catalogued paths no longer on disk are reported removed.
     private func rescan(_ state: inout WatchState, reader: InotifyReader?, firstTime: Bool) async {
         state.needsRescan = false
+        if state.eventsLost {
+            // A lost CLOSE_WRITE would leave a complete file marked as being written.
+            state.tracker.forgetWriters()
+            state.eventsLost = false
+        }
         let now = ContinuousClock.now
         let found = InboxScanner.scan(inbox: inbox)
         addWatches(found.folders, &state, reader: reader)

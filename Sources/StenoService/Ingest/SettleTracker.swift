@@ -39,6 +39,12 @@ struct SettleTracker {
         candidates[path] = Candidate(signature: signature, stableSince: now)
     }
 
+    /// Forgets every file believed to be mid-write: after lost events a CLOSE_WRITE may have
+    /// gone missing, and such a file would otherwise wait for the abandoned-write timeout.
+    mutating func forgetWriters() {
+        writing.removeAll()
+    }
+
     /// Deleted or moved away.
     mutating func forget(_ path: String) {
         candidates[path] = nil
