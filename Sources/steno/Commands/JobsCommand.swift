@@ -52,12 +52,7 @@ struct JobsCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let job = try global.withClient { try $0.call(StenoMethods.jobsRetry, JobIDParams(id: id)) }
-                if global.format == .table {
-                    print("job \(job.id) (\(job.kind)) queued again")
-                } else {
-                    Output.print(Output.json(job), table: JobsCommand.table([job]), format: global.format)
-                }
+                try JobsCommand.change(StenoMethods.jobsRetry, id: id, global: global, done: "queued again")
             }
         }
     }
@@ -70,12 +65,7 @@ struct JobsCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let job = try global.withClient { try $0.call(StenoMethods.jobsCancel, JobIDParams(id: id)) }
-                if global.format == .table {
-                    print("job \(job.id) (\(job.kind)) cancelled")
-                } else {
-                    Output.print(Output.json(job), table: JobsCommand.table([job]), format: global.format)
-                }
+                try JobsCommand.change(StenoMethods.jobsCancel, id: id, global: global, done: "cancelled")
             }
         }
     }
@@ -115,6 +105,18 @@ struct JobsCommand: ParsableCommand {
     static func oneLine(_ text: String, limit: Int) -> String {
         let flat = text.replacingOccurrences(of: "\n", with: " ")
         return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
+    }
+
+    /// Calls a method that changes one job and reports the job as it now is.
+    static func change(
+        _ method: RPCMethodDescriptor<JobIDParams, Job>, id: Int64, global: GlobalOptions, done: String
+    ) throws {
+        let job = try global.withClient { try $0.call(method, JobIDParams(id: id)) }
+        if global.format == .table {
+            print("job \(job.id) (\(job.kind)) \(done)")
+        } else {
+            Output.print(Output.json(job), table: table([job]), format: global.format)
+        }
     }
 }
 
