@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // CalDAV, ICS URLs and Microsoft Graph: HTTP/1.1 + TLS with pooling and redirects.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // MARK: Core domain — no I/O.
@@ -34,7 +36,17 @@ let package = Package(
             plugins: ["EmbedSchemaPlugin"]
         ),
         .target(name: "StenoMedia", dependencies: ["StenoCore"]),
-        .target(name: "StenoCalendar", dependencies: ["StenoCore"]),
+        .target(
+            name: "StenoCalendar",
+            dependencies: [
+                "StenoCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // MARK: Service wiring.
         .target(

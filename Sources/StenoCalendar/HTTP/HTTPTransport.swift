@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP client every calendar provider talks through: pooled connections, TLS, redirects,
+/// a response size limit, and counters of requests and bytes for sync reports and benchmarks.
+///
+/// One transport is shared by the daemon; it must be shut down once (``shutdown()``).
+public final class HTTPTransport: Sendable {
+    /// The largest response body read; a larger one is an error rather than an allocation
+    /// sized by the server.
+    public let maximumResponseBytes: Int
+    /// How long one request may take, connect to last byte.
+    public let requestTimeout: Duration
+    let client: HTTPClient
+    let counters = NIOLockedValueBox(Counters())
+
+    /// Requests sent and bytes received since the transport was made.
+    public struct Counters: Sendable, Hashable {
+        public var requests = 0
+        public var bytesReceived = 0
+    }
+
+    /// A transport with its own connection pool.
+    public init(maximumResponseBytes: Int = 256 << 20, requestTimeout: Duration = .seconds(120)) {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        configuration.timeout = .init(connect: .seconds(15), read: .seconds(120))
+        configuration.decompression = .enabled(limit: .ratio(50))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.maximumResponseBytes = maximumResponseBytes
+        self.requestTimeout = requestTimeout
+    }
+
+    /// Closes the connection pool.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// The counters so far.
+    public var totals: Counters { counters.withLockedValue { $0 } }
+
+    /// Sends a request and reads the whole response.
+    ///
+    /// - Throws: ``HTTPTransportError`` when the server cannot be reached, the URL is not
+    ///   http(s), or the body exceeds ``maximumResponseBytes``. HTTP error statuses are
+    ///   returned, not thrown: callers give them meaning.
+    public func send(_ request: HTTPRequestValue) async throws -> HTTPResponseValue {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw HTTPTransportError.unsupportedURL(request.url.absoluteString)
+        }
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        outgoing.headers = HTTPHeaders(request.headers)
+        if !outgoing.headers.contains(name: "User-Agent") { outgoing.headers.add(name: "User-Agent", value: "stenod") }
+        if let body = request.body {
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+            outgoing.headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        }
+        counters.withLockedValue { $0.requests += 1 }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, timeout: .seconds(requestTimeout.components.seconds))
+        } catch {
+            throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
+        }
+        var body: ByteBuffer
+        do {
+            body = try await response.body.collect(upTo: maximumResponseBytes)
+        } catch is NIOTooManyBytesError {
+            throw HTTPTransportError.responseTooLarge(url: request.url.absoluteString, limit: maximumResponseBytes)
+        } catch {
+            throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
+        }
+        let bytes = body.readBytes(length: body.readableBytes) ?? []
+        counters.withLockedValue { $0.bytesReceived += bytes.count }
+        return HTTPResponseValue(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
+            body: Data(bytes), url: response.url ?? request.url)
+    }
+}
+
+/// A request: method, URL, headers and an optional body.
+public struct HTTPRequestValue: Sendable {
+    public var method: String
+    public var url: URL
+    public var headers: [(String, String)]
+    public var body: Data?
+
+    public init(method: String, url: URL, headers: [(String, String)] = [], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A response read in full.
+public struct HTTPResponseValue: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Data
+    /// The URL that answered, after redirects.
+    public var url: URL
+
+    public init(status: Int, headers: [(String, String)], body: Data, url: URL) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The first value of a header (names compare case-insensitively).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The body as UTF-8 text (invalid sequences repaired).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The `Retry-After` delay (delta-seconds or an HTTP date), if the server sent one.
+    public func retryAfter(now: Date = Date()) -> Duration? {
+        header("Retry-After").flatMap { RetryAfter.parse($0, now: now) }
+    }
+}
+
+/// Transport failures (as opposed to HTTP error statuses).
+public enum HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    case unsupportedURL(String)
+    case unreachable(url: String, reason: String)
+    case responseTooLarge(url: String, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .unsupportedURL(let url): return "\(url) is not an http(s) URL"
+        case .unreachable(let url, let reason): return "could not reach \(url): \(reason)"
+        case .responseTooLarge(let url, let limit): return "the response from \(url) is larger than \(limit >> 20) MiB"
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import StenoCore
+
+/// Calendars from iCalendar files: a `.ics` file, a folder of them, or an http(s) URL.
+///
+/// Each sync first checks whether anything changed (file sizes and modification times; for a
+/// URL a conditional GET with the stored ETag / Last-Modified) and whether the mirrored window
+/// slid to a new day; only then are the files parsed, expanded and handed to the mirror as one
+/// complete change set — events no longer in the source are tombstoned.
+public struct ICSProvider: CalendarProvider {
+    public var kind: CalendarProviderKind { .ics }
+    let transport: HTTPTransport
+    let defaultTimeZone: TimeZone
+    /// The largest file read; larger ones are refused rather than loaded.
+    let maximumFileBytes: Int
+
+    /// A provider reading URLs through `transport`; floating times and all-day dates are read
+    /// in `defaultTimeZone`.
+    public init(transport: HTTPTransport, defaultTimeZone: TimeZone = .current, maximumFileBytes: Int = 64 << 20) {
+        self.transport = transport
+        self.defaultTimeZone = defaultTimeZone
+        self.maximumFileBytes = maximumFileBytes
+    }
+
+    public func sync(_ context: CalendarSyncContext) async throws -> CalendarSyncReport {
+        guard let setting = context.account.settings["source"] else {
+            throw CalendarSyncError.badSource("the account has no source (a .ics file, folder or URL)")
+        }
+        let source = try ICSSource(setting)
+        let stored = try await context.mirror.calendars().first { $0.remoteID == source.description }
+        let previous = ICSSyncState.decode(stored?.syncState)
+        let today = ICSSyncState.day(of: Date())
+        let windowMoved = previous?.windowDay != today
+        var report = CalendarSyncReport()
+        report.calendars = 1
+        context.progress(CalendarSyncProgress(calendarsDone: 0, calendarsTotal: 1, calendarName: source.description))
+
+        let documents: [(resourcePrefix: String, text: String)]
+        var state = ICSSyncState(windowDay: today)
+        switch source {
+        case .file(let path), .folder(let path):
+            let files = try Self.calendarFiles(source: source)
+            state.files = try Dictionary(uniqueKeysWithValues: files.map { ($0, try Self.fingerprint(of: $0)) })
+            if !windowMoved, stored != nil, previous?.files == state.files {
+                context.progress(CalendarSyncProgress(calendarsDone: 1, calendarsTotal: 1))
+                return report
+            }
+            let isFolder: Bool
+            if case .folder = source { isFolder = true } else { isFolder = false }
+            documents = try files.map { file in
+                let prefix = isFolder ? String(file.dropFirst(path.count).drop { $0 == "/" }) + "/" : ""
+                return (prefix, try readFile(file))
+            }
+        case .url(let url):
+            let outcome = try await fetch(url, previous: windowMoved || stored == nil ? nil : previous, context: context)
+            report.requests = 1
+            guard let fetched = outcome else {
+                context.progress(CalendarSyncProgress(calendarsDone: 1, calendarsTotal: 1))
+                return report
+            }
+            report.bytesReceived = fetched.body.count
+            state.etag = fetched.header("ETag")
+            state.lastModified = fetched.header("Last-Modified")
+            documents = [("", fetched.text)]
+        }
+
+        var resources: [String: [EventOccurrence]] = [:]
+        var calendarName: String?
+        var calendarZone: String?
+        for document in documents {
+            let calendar: ICalendar
+            do {
+                calendar = try ICalendar.parse(document.text)
+            } catch {
+                let place = document.resourcePrefix.isEmpty ? source.description : document.resourcePrefix.dropLast() + ""
+                throw CalendarSyncError.badSource("\(place) is not valid iCalendar: \(error)")
+            }
+            calendarName = calendarName ?? calendar.name
+            calendarZone = calendarZone ?? calendar.calendarTimeZoneID
+            for occurrence in calendar.occurrences(in: context.window, defaultTimeZone: defaultTimeZone) {
+                let key = occurrence.uid.isEmpty ? "no-uid-\(MeetingIdentity.basicUTC(occurrence.start))" : occurrence.uid
+                let resource = document.resourcePrefix + key
+                resources[resource, default: []].append(occurrence.mirrored(resource: resource))
+            }
+        }
+        let changes = CalendarChangeSet(
+            calendar: CalendarDescriptor(
+                remoteID: source.description, name: calendarName ?? Self.defaultName(source), timeZone: calendarZone),
+            scope: .complete,
+            updatedResources: resources.keys.sorted().map { ResourceUpdate(resource: $0, occurrences: resources[$0] ?? []) },
+            syncState: state.encoded)
+        report.fullSyncs = 1
+        report.changes = try await context.mirror.apply(changes)
+        try await context.mirror.removeCalendars(except: [source.description])
+        context.progress(CalendarSyncProgress(calendarsDone: 1, calendarsTotal: 1))
+        return report
+    }
+
+    /// A file's name without extension, or the URL's host, as a calendar name.
+    static func defaultName(_ source: ICSSource) -> String {
+        switch source {
+        case .file(let path), .folder(let path):
+            return ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        case .url(let url):
+            return url.host ?? url.absoluteString
+        }
+    }
+
+    /// The `.ics` files of a source, sorted (a folder's direct children; hidden files skipped).
+    static func calendarFiles(source: ICSSource) throws -> [String] {
+        switch source {
+        case .file(let path):
+            return [path]
+        case .folder(let path):
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw CalendarSyncError.badSource("cannot list \(path): \(error.localizedDescription)")
+            }
+            return names.filter { !$0.hasPrefix(".") && $0.lowercased().hasSuffix(".ics") }.sorted()
+                .map { (path as NSString).appendingPathComponent($0) }
+        case .url:
+            return []
+        }
+    }
+
+    /// Size and modification time of a file: what "changed" means for a local calendar.
+    static func fingerprint(of path: String) throws -> String {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw CalendarSyncError.badSource("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        return "\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec):\(status.st_ino)"
+    }
+
+    func readFile(_ path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CalendarSyncError.badSource("cannot open \(path)")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maximumFileBytes + 1) ?? Data()
+        } catch {
+            throw CalendarSyncError.badSource("cannot read \(path): \(error.localizedDescription)")
+        }
+        guard data.count <= maximumFileBytes else {
+            throw CalendarSyncError.badSource("\(path) is larger than \(maximumFileBytes >> 20) MiB")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// GETs the calendar; nil when the server says it has not changed (304).
+    func fetch(_ url: URL, previous: ICSSyncState?, context: CalendarSyncContext) async throws -> HTTPResponseValue? {
+        var headers = [("Accept", "text/calendar, */*;q=0.5")]
+        if let etag = previous?.etag { headers.append(("If-None-Match", etag)) }
+        if let lastModified = previous?.lastModified { headers.append(("If-Modified-Since", lastModified)) }
+        if let user = context.account.settings["user"], let password = context.credentials?.password {
+            headers.append(("Authorization", HTTPAuthorization.basic(user: user, password: password)))
+        } else if let token = context.credentials?.accessToken {
+            headers.append(("Authorization", HTTPAuthorization.bearer(token)))
+        }
+        let response = try await transport.send(HTTPRequestValue(method: "GET", url: url, headers: headers))
+        switch response.status {
+        case 304 where previous != nil:
+            return nil
+        case 200..<300:
+            return response
+        default:
+            throw HTTPStatusMeaning.error(for: response, doing: "GET \(url.absoluteString)")
+        }
+    }
+}

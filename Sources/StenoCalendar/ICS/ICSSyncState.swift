@@ -1,0 +1,30 @@
+import Foundation
+import StenoCore
+
+/// What an ICS calendar remembers between syncs, to skip work when nothing changed.
+struct ICSSyncState: Codable, Hashable {
+    /// The day (UTC, `YYYYMMDD`) the window was expanded for: recurring series are expanded
+    /// again when the window has slid.
+    var windowDay: String
+    /// For files: path → "size:mtime-ns" of each file read.
+    var files: [String: String]?
+    /// For URLs: the validators of the last response.
+    var etag: String?
+    var lastModified: String?
+
+    static func decode(_ text: String?) -> ICSSyncState? {
+        guard let text, let data = text.data(using: .utf8) else { return nil }
+        return try? JSONDecoder().decode(ICSSyncState.self, from: data)
+    }
+
+    var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The UTC day of an instant, `YYYYMMDD`.
+    static func day(of date: Date) -> String {
+        String(MeetingIdentity.basicUTC(date).prefix(8))
+    }
+}
