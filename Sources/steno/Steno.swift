@@ -14,7 +14,8 @@ struct Steno: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            StatusCommand.self, RecordingsCommand.self, IngestCommand.self, UsersCommand.self, JobsCommand.self, AdminCommand.self, CallCommand.self, DemoCommand.self,
+            StatusCommand.self, RecordingsCommand.self, IngestCommand.self, AccountsCommand.self, CalendarsCommand.self, SyncCommand.self,
+            UsersCommand.self, JobsCommand.self, AdminCommand.self, CallCommand.self, DemoCommand.self,
         ]
     )
 

@@ -18,7 +18,11 @@ struct RPCProtocolTests {
         #expect(version["id"] == .int(1))
         #expect(version["result"]?["apiVersion"] == .int(1))
         let status = try #require(try socket.call(#"{"jsonrpc":"2.0","id":2,"method":"system.status"}"#))
-        #expect(status["result"]?["schemaVersion"] == .int(1))
+        // The schema version is the number of the newest migration in Schema/migrations.
+        let migrations = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Schema/migrations").path
+        let newest = try FileManager.default.contentsOfDirectory(atPath: migrations).filter { $0.hasSuffix(".sql") }.sorted().last
+        #expect(status["result"]?["schemaVersion"] == .int(Int64(newest?.prefix(4) ?? "") ?? -1))
         #expect(status["result"]?["caller"]?["role"] == .string("admin"))
         #expect(status["result"]?["counts"]?["users"] == .int(0))
     }

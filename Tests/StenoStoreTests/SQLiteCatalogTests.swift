@@ -34,7 +34,7 @@ struct SQLiteCatalogTests {
             #expect(tables.contains(table), "missing table \(table)")
         }
         let statistics = try await catalog.statistics()
-        #expect(statistics.schemaVersion == 1)
+        #expect(statistics.schemaVersion == SchemaMigrations.files.count)
         #expect(statistics.counts["users"] == 0)
     }
 

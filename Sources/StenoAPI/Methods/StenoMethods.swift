@@ -38,6 +38,7 @@ public enum StenoMethods {
         adminBackup.name,
         jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,
         recordingsList.name, recordingsGet.name, recordingsIngest.name,
+        accountsAdd.name, accountsList.name, accountsRemove.name, accountsSync.name, calendarsList.name,
         rpcDiscover,
     ]
 }

@@ -73,9 +73,15 @@ public struct ICSProvider: CalendarProvider {
             do {
                 calendar = try ICalendar.parse(document.text)
             } catch {
-                let place = document.resourcePrefix.isEmpty ? source.description : document.resourcePrefix.dropLast() + ""
+                let place = document.resourcePrefix.isEmpty ? source.description : String(document.resourcePrefix.dropLast())
                 throw CalendarSyncError.badSource("\(place) is not valid iCalendar: \(error)")
             }
+            let place = document.resourcePrefix.isEmpty ? source.description : String(document.resourcePrefix.dropLast())
+            // A file cut short (or still being written) would tombstone every event after the cut.
+            guard !calendar.isTruncated else {
+                throw CalendarSyncError.badSource("\(place) ends in the middle of an event (truncated, or still being written)")
+            }
+            report.warnings += calendar.warnings.map { "\(place): \($0)" }
             calendarName = calendarName ?? calendar.name
             calendarZone = calendarZone ?? calendar.calendarTimeZoneID
             for occurrence in calendar.occurrences(in: context.window, defaultTimeZone: defaultTimeZone) {

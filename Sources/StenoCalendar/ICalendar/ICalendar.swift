@@ -13,6 +13,9 @@ public struct ICalendar: Sendable {
     public var timeZones: [String: VTimeZone]
     /// Problems confined to one component (which was skipped) or tolerated structure errors.
     public var warnings: [ICalendarError] = []
+    /// Whether the input ended inside a component (a file cut short, or still being written):
+    /// a mirror should not take it for the whole calendar.
+    public var isTruncated = false
     /// `X-WR-TIMEZONE` (Google, Apple): the zone for UTC and floating times of the calendar.
     public var calendarTimeZoneID: String?
     /// `X-WR-CALNAME`.

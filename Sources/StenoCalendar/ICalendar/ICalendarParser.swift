@@ -71,6 +71,7 @@ struct ICalendarParser {
         }
         // Unterminated components (truncated input): events inside them are incomplete, so
         // they are reported; complete components already closed are kept.
+        let truncated = !stack.isEmpty
         while let open = stack.last {
             warnings.append(ICalendarError(line: open.line, message: "BEGIN:\(open.name) is never closed (truncated input?)"))
             if open.name == "VCALENDAR" {
@@ -83,6 +84,7 @@ struct ICalendarParser {
 
         var calendar = ICalendar(events: [], timeZones: [:])
         calendar.warnings = warnings
+        calendar.isTruncated = truncated
         var properties = topLevel
         var components: [ICalComponent] = []
         for root in roots {

@@ -44,12 +44,7 @@ extension StenoConfiguration {
     /// Reads `[jobs]` and `[[schedule]]` from a parsed TOML file, with the same strictness as
     /// the other settings: unknown keys and wrong types are errors naming the setting.
     mutating func applyJobs(file settings: [String: JSONValue], path: String) throws {
-        if let jobsTable = settings["jobs"] {
-            guard case .object(let table) = jobsTable else { throw ConfigurationError("\(path): [jobs] must be a table") }
-            if let unknown = table.keys.sorted().first(where: { !Self.jobsKeys.contains($0) }) {
-                throw ConfigurationError(
-                    "\(path): unknown setting \"jobs.\(unknown)\" (known: \(Self.jobsKeys.sorted().joined(separator: ", ")))")
-            }
+        if let table = try Self.section("jobs", in: settings, known: Self.jobsKeys, path: path) {
             func integer(_ key: String, in range: ClosedRange<Int64>) throws -> Int? {
                 guard let value = table[key] else { return nil }
                 guard let number = value.intValue, range.contains(number) else {

@@ -5,12 +5,7 @@ extension StenoConfiguration {
 
     /// Reads `[watcher]`: settle interval, rescan period, polling mode for NFS/SMB.
     mutating func applyWatcher(file settings: [String: JSONValue], path: String) throws {
-        guard let value = settings["watcher"] else { return }
-        guard case .object(let table) = value else { throw ConfigurationError("\(path): [watcher] must be a table") }
-        if let unknown = table.keys.sorted().first(where: { !Self.watcherKeys.contains($0) }) {
-            throw ConfigurationError(
-                "\(path): unknown setting \"watcher.\(unknown)\" (known: \(Self.watcherKeys.sorted().joined(separator: ", ")))")
-        }
+        guard let table = try Self.section("watcher", in: settings, known: Self.watcherKeys, path: path) else { return }
         func seconds(_ key: String, in range: ClosedRange<Double>) throws -> Duration? {
             guard let value = table[key] else { return nil }
             guard let number = value.doubleValue, range.contains(number) else {

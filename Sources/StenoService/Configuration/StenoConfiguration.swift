@@ -30,6 +30,8 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var watcher = InboxWatcherSettings()
     /// Cron schedules that enqueue jobs (`[[schedule]]`).
     public var schedules: [ScheduleSettings] = []
+    /// Calendar mirroring (`[calendars]`).
+    public var calendars = CalendarSettings()
 
     /// How log lines are written.
     public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {

@@ -7,6 +7,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import StenoAPI
+import StenoCalendar
 import StenoStore
 
 /// The `stenod` daemon: opens the catalog (applying migrations), serves JSON-RPC on the
@@ -14,7 +15,7 @@ import StenoStore
 public struct StenoDaemon: Sendable {
     /// The resolved configuration.
     public let configuration: StenoConfiguration
-    private let environment: [String: String]
+    let environment: [String: String]
     let logger: Logger
 
     public init(configuration: StenoConfiguration, environment: [String: String], logger: Logger = Logger(label: "stenod")) {
@@ -43,10 +44,13 @@ public struct StenoDaemon: Sendable {
             metadata: ["database": "\(configuration.databasePath)", "schema": "\(statistics.schemaVersion)"])
 
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
-        let handlers = jobHandlers(store: store, queue: queue)
+        let calendars = makeCalendarRuntime(store: store)
+        let handlers = jobHandlers(store: store, queue: queue) + [CalendarSyncJobHandler(syncer: calendars.syncer)]
         let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
         let watcher = makeInboxWatcher(store: store, queue: queue)
-        let dispatcher = try makeDispatcher(store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)))
+        let calendarScheduler = CalendarSyncScheduler(store: store, queue: queue, tick: .seconds(15), logger: logger)
+        let dispatcher = try makeDispatcher(
+            store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)), calendars: calendars)
         // Half the cores by default: on small machines fewer loops mean fewer context switches (a
         // steadier tail latency), and the other cores stay free for ingestion and calendar sync.
         let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : max(1, System.coreCount / 2)
@@ -63,22 +67,29 @@ public struct StenoDaemon: Sendable {
             configuration: ServiceGroupConfiguration(
                 // Shut down in reverse: the server stops taking requests, the scheduler and the
                 // watcher stop enqueuing, then the pool finishes or releases its jobs.
-                services: [.init(service: pool), .init(service: watcher), .init(service: scheduler), .init(service: server)],
+                services: [
+                    .init(service: pool), .init(service: watcher), .init(service: scheduler), .init(service: calendarScheduler),
+                    .init(service: server),
+                ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             ))
         do {
             try await group.run()
         } catch {
+            try? await calendars.transport.shutdown()
             try? await eventLoops.shutdownGracefully()
             throw error
         }
+        try? await calendars.transport.shutdown()
         try await eventLoops.shutdownGracefully()
         logger.info("stopped")
     }
 
     /// The method table with every method of this build.
-    func makeDispatcher(store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil) throws -> RPCDispatcher {
+    func makeDispatcher(
+        store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil, calendars: CalendarRuntime? = nil
+    ) throws -> RPCDispatcher {
         let queue = queue ?? JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         var table = RPCMethodTable()
         SystemMethods(
@@ -89,6 +100,10 @@ public struct StenoDaemon: Sendable {
         AdminMethods(store: store).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)
         JobMethods(queue: queue, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)
+        AccountMethods(
+            store: store, queue: queue, secrets: calendars?.secrets,
+            providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav])
+        ).register(in: &table)
         let resolver = CallerResolver(store: store, daemonUID: getuid())
         return RPCDispatcher(methods: table, resolver: resolver, logger: logger)
     }

@@ -27,3 +27,14 @@ enum PageCursor {
         return limit
     }
 }
+
+extension PageCursor {
+    /// One page of an id-ordered list held in memory (small lists: accounts, calendars).
+    static func page<Item>(_ items: [Item], id: (Item) -> Int64, cursor: String?, limit requested: Int?) throws(RPCError) -> Page<Item> {
+        let limit = try limit(requested)
+        let after = try cursor.map(decode) ?? Int64.min
+        let rest = items.filter { id($0) > after }
+        let page = Array(rest.prefix(limit))
+        return Page(items: page, nextCursor: rest.count > limit ? page.last.map { encode(id($0)) } : nil)
+    }
+}

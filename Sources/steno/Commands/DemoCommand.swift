@@ -33,7 +33,10 @@ struct DemoCommand: ParsableCommand {
             _ = FileManager.default.createFile(atPath: log, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: daemonPath)
-            process.arguments = ["--socket", socket, "--data-dir", root + "/data", "--inbox", inbox]
+            // The sample calendars are from November 2026: a wide window keeps them mirrored.
+            let config = root + "/stenod.toml"
+            try "[calendars]\nwindow_past_days = 3650\n".write(toFile: config, atomically: true, encoding: .utf8)
+            process.arguments = ["--config", config, "--socket", socket, "--data-dir", root + "/data", "--inbox", inbox]
             process.standardOutput = FileHandle(forWritingAtPath: log)
             process.standardError = FileHandle(forWritingAtPath: log)
             try process.run()
@@ -61,6 +64,7 @@ struct DemoCommand: ParsableCommand {
             let recordings = try Self.waitForRecordings(client: client, count: staged)
             print(RecordingsCommand.table(recordings, reasons: false).renderTable())
             print("")
+            try Self.mirrorSampleCalendars(from: mediaURL.appendingPathComponent("calendars").path, client: client)
             let after = try client.call(StenoMethods.systemStatus)
             var counts = TableWriter(["TABLE", "ROWS"])
             for (name, count) in after.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
@@ -72,6 +76,22 @@ struct DemoCommand: ParsableCommand {
                 process.waitUntilExit()
             }
         }
+    }
+
+    /// Adds the sample calendars as alice's ICS account, waits for the first sync, shows it.
+    static func mirrorSampleCalendars(from folder: String, client: StenoClient) throws {
+        guard FileManager.default.fileExists(atPath: folder) else { return }
+        print("Mirroring the sample calendars of \(folder) for alice (ICS account)…\n")
+        let added = try client.call(StenoMethods.accountsAdd, AccountAddParams(provider: .ics, owner: "alice", source: folder))
+        if let job = added.job {
+            _ = try JobWaiting.wait(for: [job], label: "syncing", what: "sync(s)", timeout: 60, client: client)
+        }
+        let accounts = try client.call(StenoMethods.accountsList, AccountListParams())
+        print(AccountsCommand.table(accounts.items).renderTable())
+        for account in accounts.items where account.health != .ok {
+            print("account \(account.id): \(account.lastError ?? "")")
+        }
+        print("")
     }
 
     static let demoUsers = [

@@ -35,26 +35,10 @@ struct IngestCommand: ParsableCommand {
         }
     }
 
-    /// Polls the jobs until each has finished (succeeded, dead or cancelled) or the timeout passes.
+    /// Waits for every job; the paths with their finished jobs, in the order queued.
     private func waitForJobs(_ queued: [IngestResult.IngestJob], client: StenoClient) throws -> [(path: String, job: Job)] {
-        let progress = ProgressLine(total: queued.count, label: "ingesting")
-        var finished: [Int64: Job] = [:]
-        let deadline = Date().addingTimeInterval(timeout)
-        while finished.count < queued.count {
-            for entry in queued where finished[entry.jobID] == nil {
-                let job = try client.call(StenoMethods.jobsGet, JobIDParams(id: entry.jobID))
-                if [.succeeded, .dead, .cancelled].contains(job.state) { finished[entry.jobID] = job }
-            }
-            progress.update(finished.count)
-            if finished.count < queued.count {
-                guard Date() < deadline else {
-                    progress.finish()
-                    throw CLIFailure(message: "\(queued.count - finished.count) file(s) still not read after \(Int(timeout)) s; see steno jobs --kind ingest", exitCode: 1)
-                }
-                usleep(100_000)
-            }
-        }
-        progress.finish()
+        let finished = try JobWaiting.wait(
+            for: queued.map(\.jobID), label: "ingesting", what: "file(s)", timeout: timeout, client: client)
         return queued.compactMap { entry in finished[entry.jobID].map { (entry.path, $0) } }
     }
 
@@ -80,31 +64,5 @@ struct IngestCommand: ParsableCommand {
         if global.format == .table {
             print("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
         }
-    }
-}
-
-/// A one-line progress bar on standard error when it is a terminal; silent otherwise.
-final class ProgressLine {
-    private let total: Int
-    private let label: String
-    private let enabled = isatty(STDERR_FILENO) != 0
-    private var last = -1
-
-    init(total: Int, label: String) {
-        self.total = total
-        self.label = label
-    }
-
-    func update(_ done: Int) {
-        guard enabled, done != last, total > 0 else { return }
-        last = done
-        let width = 30
-        let filled = width * done / total
-        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
-    }
-
-    func finish() {
-        if enabled && last >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -1,0 +1,206 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import StenoAPI
+import StenoCalendar
+import StenoCore
+import StenoStore
+
+/// `accounts.*` and `calendars.*`: calendar accounts and their mirrored calendars. Members
+/// manage their own accounts; admins everyone's.
+struct AccountMethods: Sendable {
+    let store: any CatalogStore
+    let queue: JobQueue
+    /// Seals credentials; nil when no key could be loaded (accounts with secrets are refused).
+    let secrets: SecretBox?
+    /// The providers this daemon can sync.
+    let providers: Set<CalendarProviderKind>
+
+    func register(in table: inout RPCMethodTable) {
+        let methods = self
+        table.register(StenoMethods.accountsAdd, access: .user) { call, params in
+            try await methods.add(params, caller: call.caller)
+        }
+        table.register(StenoMethods.accountsList, access: .user) { call, params in
+            var ownerID = call.caller.isAdmin ? nil : call.caller.user?.id ?? -1
+            if let owner = params.owner {
+                let user = try await methods.store.user(matching: owner)
+                guard call.caller.isAdmin || user.id == ownerID else {
+                    throw RPCError.notPermitted("members see only their own calendar accounts")
+                }
+                ownerID = user.id
+            }
+            let accounts = try await methods.summaries(ownerID: ownerID)
+            return try PageCursor.page(accounts, id: \.id, cursor: params.cursor, limit: params.limit)
+        }
+        table.register(StenoMethods.accountsRemove, access: .user) { call, params in
+            let account = try await methods.permittedAccount(params.id, caller: call.caller)
+            let summary = try await methods.summaries(ownerID: account.ownerID).first { $0.id == account.id }
+            _ = try await methods.store.removeAccount(id: account.id)
+            call.logger.info("calendar account removed", metadata: ["account": "\(account.id)", "uid": "\(call.caller.credentials.uid)"])
+            guard let summary else { throw RPCError.notFound("no calendar account \(account.id)") }
+            return summary
+        }
+        table.register(StenoMethods.accountsSync, access: .user) { call, params in
+            let accounts: [CalendarAccount]
+            if let id = params.id {
+                accounts = [try await methods.permittedAccount(id, caller: call.caller)]
+            } else {
+                accounts = try await methods.store.accounts(ownerID: call.caller.isAdmin ? nil : call.caller.user?.id ?? -1)
+            }
+            var jobs: [AccountSyncJob] = []
+            for account in accounts {
+                let result = try await methods.queue.enqueue(
+                    CalendarSyncJobHandler.draft(accountID: account.id, priority: JobPriority.interactive))
+                jobs.append(AccountSyncJob(account: account.id, jobID: result.job.id))
+            }
+            return AccountSyncResult(jobs: jobs)
+        }
+        table.register(StenoMethods.calendarsList, access: .user) { call, params in
+            if let account = params.account { _ = try await methods.permittedAccount(account, caller: call.caller) }
+            let calendars = try await methods.store.calendars(
+                accountID: params.account, ownerID: call.caller.isAdmin ? nil : call.caller.user?.id ?? -1)
+            let summaries = calendars.map {
+                CalendarSummary(
+                    id: $0.id, account: $0.accountID, remoteID: $0.remoteID, name: $0.name, color: $0.color, timeZone: $0.timeZone,
+                    events: $0.eventCount)
+            }
+            return try PageCursor.page(summaries, id: \.id, cursor: params.cursor, limit: params.limit)
+        }
+    }
+
+    /// The account, if the caller owns it or is an admin; `.notFound` otherwise (members do not
+    /// learn which ids exist).
+    func permittedAccount(_ id: Int64, caller: Caller) async throws -> CalendarAccount {
+        let account = try await store.account(id: id)
+        guard caller.isAdmin || account.ownerID == caller.user?.id else {
+            throw StoreError.notFound(entity: "calendar account", reference: String(id))
+        }
+        return account
+    }
+
+    func add(_ params: AccountAddParams, caller: Caller) async throws -> AccountAddResult {
+        guard providers.contains(params.provider) else {
+            throw RPCError.invalidParams(
+                "this stenod cannot sync \(params.provider.rawValue) accounts (it syncs: \(providers.map(\.rawValue).sorted().joined(separator: ", ")))")
+        }
+        let owner: User
+        if let reference = params.owner {
+            owner = try await store.user(matching: reference)
+        } else if let user = caller.user {
+            owner = user
+        } else {
+            throw RPCError.invalidParams("you are not a Steno user: name the account's owner (--owner NAME)")
+        }
+        guard caller.isAdmin || owner.id == caller.user?.id else {
+            throw RPCError.notPermitted("members may add calendar accounts only for themselves")
+        }
+        let (name, settings, credentials) = try Self.validated(params, caller: caller)
+        var sealed: Data?
+        if let credentials {
+            guard let secrets else {
+                throw RPCError.failedPrecondition("the daemon has no secrets key loaded, so it cannot store credentials; see its log")
+            }
+            sealed = try secrets.seal(credentials)
+        }
+        let account = try await store.addAccount(
+            CalendarAccountDraft(provider: params.provider, ownerID: owner.id, displayName: name, settings: settings, sealedSecret: sealed),
+            now: Date())
+        var jobID: Int64?
+        if params.sync ?? true {
+            jobID = try await queue.enqueue(CalendarSyncJobHandler.draft(accountID: account.id, priority: JobPriority.interactive)).job.id
+        }
+        guard let summary = try await summaries(ownerID: owner.id).first(where: { $0.id == account.id }) else {
+            throw RPCError.internalError("the new account \(account.id) vanished")
+        }
+        return AccountAddResult(account: summary, job: jobID)
+    }
+
+    /// The account's name, settings and credentials from the params, checked per provider.
+    static func validated(_ params: AccountAddParams, caller: Caller) throws -> (String, [String: String], CalendarCredentials?) {
+        var credentials = CalendarCredentials(
+            password: params.password, accessToken: params.bearerToken, refreshToken: params.refreshToken,
+            clientSecret: params.clientSecret)
+        var settings: [String: String] = [:]
+        if let user = params.user { settings["user"] = user }
+        if let tokenURL = params.tokenURL { settings["token_url"] = tokenURL }
+        if let clientID = params.clientID { settings["client_id"] = clientID }
+        let name: String
+        switch params.provider {
+        case .ics:
+            guard let source = params.source, !source.isEmpty else {
+                throw RPCError.invalidParams("an ICS account needs a source: a .ics file, a folder of them, or an http(s) URL")
+            }
+            let parsed: ICSSource
+            do {
+                parsed = try ICSSource(source)
+            } catch {
+                throw RPCError.invalidParams(error.description)
+            }
+            if case .url = parsed {
+                name = parsed.description
+            } else {
+                name = URL(fileURLWithPath: parsed.description).standardizedFileURL.path
+                try checkReadable(name, by: caller)
+            }
+            settings["source"] = name
+        case .caldav:
+            guard let text = params.url, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host != nil
+            else {
+                throw RPCError.invalidParams("a CalDAV account needs --url with an http(s) server URL")
+            }
+            guard params.password != nil || params.bearerToken != nil else {
+                throw RPCError.invalidParams("a CalDAV account needs a password (--password-file) or a bearer token (--bearer-token-file)")
+            }
+            if params.password != nil && params.user == nil {
+                throw RPCError.invalidParams("a CalDAV account with a password needs the user name (--user)")
+            }
+            if params.refreshToken != nil && (params.tokenURL == nil || params.clientID == nil) {
+                throw RPCError.invalidParams("refreshing a bearer token needs --token-url and --client-id")
+            }
+            settings["url"] = url.absoluteString
+            name = params.user.map { "\($0) at \(url.absoluteString)" } ?? url.absoluteString
+        case .graph, .device:
+            throw RPCError.invalidParams("\(params.provider.rawValue) accounts are not available in this stenod yet")
+        }
+        if credentials == CalendarCredentials() { return (name, settings, nil) }
+        credentials.accessTokenExpiresAt = nil
+        return (name, settings, credentials)
+    }
+
+    /// Members may point an ICS account only at files they could read themselves: the daemon
+    /// must not become a way to read its own files.
+    static func checkReadable(_ path: String, by caller: Caller) throws {
+        guard !caller.isAdmin else { return }
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw RPCError.invalidParams("\(path) cannot be read") }
+        let readable = status.st_uid == caller.credentials.uid || status.st_mode & 0o004 != 0
+        guard readable else {
+            throw RPCError.notPermitted("\(path) is neither yours nor readable by everyone; members may only mirror files they can read")
+        }
+    }
+
+    /// The accounts (of one owner, or all) as clients see them.
+    func summaries(ownerID: Int64?) async throws -> [AccountSummary] {
+        let accounts = try await store.accounts(ownerID: ownerID)
+        let calendars = try await store.calendars(accountID: nil, ownerID: ownerID)
+        var owners: [Int64: String] = [:]
+        var result: [AccountSummary] = []
+        for account in accounts {
+            if owners[account.ownerID] == nil {
+                owners[account.ownerID] = (try? await store.user(matching: String(account.ownerID)))?.name ?? "#\(account.ownerID)"
+            }
+            let own = calendars.filter { $0.accountID == account.id }
+            result.append(
+                AccountSummary(
+                    id: account.id, provider: account.provider, owner: owners[account.ownerID] ?? "", ownerID: account.ownerID,
+                    name: account.displayName, settings: account.settings, hasCredentials: account.hasSecret, health: account.health,
+                    lastSuccessAt: account.lastSuccessAt, lastError: account.lastError, lastErrorAt: account.lastErrorAt,
+                    nextSyncAt: account.nextSyncAt, calendars: own.count, events: own.reduce(0) { $0 + $1.eventCount },
+                    createdAt: account.createdAt))
+        }
+        return result
+    }
+}

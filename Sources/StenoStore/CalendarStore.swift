@@ -1,0 +1,70 @@
+import Foundation
+import StenoCore
+
+/// Calendar accounts, their calendars, and the mirror of their events.
+///
+/// Providers never write here directly: the service hands their change sets to
+/// ``applyCalendarChanges(_:accountID:now:)``, one transaction each.
+public protocol CalendarStore: Sendable {
+    /// Adds an account. Throws `.conflict` when the owner has an account of that provider for
+    /// the same source already, `.notFound` for an unknown owner.
+    func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount
+    /// Accounts ordered by id; only `ownerID`'s when given.
+    func accounts(ownerID: Int64?) async throws -> [CalendarAccount]
+    /// One account. Throws `.notFound`.
+    func account(id: Int64) async throws -> CalendarAccount
+    /// Removes an account with its calendars and events (links keep their cached copies).
+    func removeAccount(id: Int64) async throws -> CalendarAccount
+    /// The account's sealed credentials.
+    func sealedSecret(accountID: Int64) async throws -> Data?
+    /// Replaces the sealed credentials (a refreshed token, a new password).
+    func replaceSecret(accountID: Int64, sealed: Data?) async throws
+    /// Saves provider-wide state and probed capabilities; nil keeps the stored value.
+    func saveAccountState(accountID: Int64, syncState: String?, capabilities: String?) async throws
+    /// Records how a sync went: health, last success / error, next sync.
+    func recordSyncResult(accountID: Int64, _ result: AccountSyncResult) async throws
+    /// Accounts whose next sync is due at `now` (or never synced); not disabled ones, nor those
+    /// waiting for new credentials.
+    func accountsDue(at now: Date) async throws -> [Int64]
+
+    /// Calendars ordered by id; only one account's when given, only one owner's when given.
+    func calendars(accountID: Int64?, ownerID: Int64?) async throws -> [CalendarInfo]
+    /// The resources mirrored for one calendar with their ETags.
+    func resourceTags(accountID: Int64, calendarRemoteID: String) async throws -> [String: String?]
+    /// Applies a provider's change set and its sync state in one transaction.
+    func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary
+    /// Removes an account's calendars not named in `remoteIDs`.
+    func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws
+    /// Mirrored events of an account, ordered by start; tombstones only when asked.
+    func mirroredEvents(accountID: Int64, includeDeleted: Bool) async throws -> [MirroredEvent]
+}
+
+/// How one sync of an account ended.
+public enum AccountSyncResult: Sendable, Hashable {
+    case succeeded(at: Date, nextSyncAt: Date)
+    case failed(at: Date, message: String, health: AccountHealth, nextSyncAt: Date?)
+}
+
+/// An event row of the mirror.
+public struct MirroredEvent: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var calendarID: Int64
+    public var meetingID: Int64?
+    public var resource: String?
+    public var etag: String?
+    /// When the source deleted it; nil while it exists.
+    public var deletedAt: Date?
+    public var occurrence: EventOccurrence
+
+    public init(
+        id: Int64, calendarID: Int64, meetingID: Int64?, resource: String?, etag: String?, deletedAt: Date?, occurrence: EventOccurrence
+    ) {
+        self.id = id
+        self.calendarID = calendarID
+        self.meetingID = meetingID
+        self.resource = resource
+        self.etag = etag
+        self.deletedAt = deletedAt
+        self.occurrence = occurrence
+    }
+}

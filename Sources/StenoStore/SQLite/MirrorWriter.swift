@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import StenoCore
+
+/// Applies one ``CalendarChangeSet`` inside a write transaction.
+///
+/// A resource's occurrences are replaced as a whole: reported ones are inserted or updated
+/// (unchanged ones, recognised by fingerprint, are not touched), unreported ones are
+/// tombstoned. Tombstoned rows keep their meeting, so revalidation can tell "event gone" from
+/// "never mirrored"; an occurrence that comes back is revived in place.
+struct MirrorWriter {
+    let db: Database
+    let now: Int64
+    var summary = MirrorChangeSummary()
+
+    init(db: Database, now: Int64) {
+        self.db = db
+        self.now = now
+    }
+
+    /// What the mirror holds of one event row.
+    struct ExistingRow {
+        var id: Int64
+        var fingerprint: Int64?
+        var isDeleted: Bool
+        var meetingID: Int64?
+    }
+
+    mutating func apply(_ changes: CalendarChangeSet, accountID: Int64) throws -> MirrorChangeSummary {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM calendar_accounts WHERE id = ?", arguments: [accountID]) == true else {
+            throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
+        }
+        let calendarID = try upsertCalendar(changes.calendar, accountID: accountID)
+        var existing = try existingRows(calendarID: calendarID)
+        for update in changes.updatedResources {
+            try replace(resource: update, calendarID: calendarID, existing: existing[update.resource] ?? [:])
+            existing[update.resource] = nil
+        }
+        for resource in changes.removedResources {
+            try tombstone(existing[resource] ?? [:])
+            existing[resource] = nil
+        }
+        if changes.scope == .complete {
+            // Everything the source no longer lists is gone.
+            for rows in existing.values { try tombstone(rows) }
+        }
+        if let state = changes.syncState {
+            try db.execute(
+                sql: "UPDATE calendars SET sync_state = ?, updated_at = ? WHERE id = ?", arguments: [state, now, calendarID])
+        }
+        return summary
+    }
+
+    func upsertCalendar(_ calendar: CalendarDescriptor, accountID: Int64) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO calendars (account_id, remote_id, name, color, time_zone, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(account_id, remote_id) DO UPDATE SET name = excluded.name, color = excluded.color,
+                    time_zone = coalesce(excluded.time_zone, time_zone), updated_at = excluded.updated_at
+                """,
+            arguments: [accountID, calendar.remoteID, calendar.name, calendar.color, calendar.timeZone, now, now])
+        return try Int64.fetchOne(
+            db, sql: "SELECT id FROM calendars WHERE account_id = ? AND remote_id = ?", arguments: [accountID, calendar.remoteID]) ?? 0
+    }
+
+    /// resource → remote id → row, for every event row of the calendar.
+    func existingRows(calendarID: Int64) throws -> [String: [String: ExistingRow]] {
+        var rows: [String: [String: ExistingRow]] = [:]
+        let cursor = try Row.fetchCursor(
+            db, sql: "SELECT id, resource, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id FROM events WHERE calendar_id = ?",
+            arguments: [calendarID])
+        while let row = try cursor.next() {
+            let resource: String = row["resource"] ?? row["remote_id"]
+            rows[resource, default: [:]][row["remote_id"]] = ExistingRow(
+                id: row["id"], fingerprint: row["fingerprint"], isDeleted: row["deleted"], meetingID: row["meeting_id"])
+        }
+        return rows
+    }
+
+    mutating func replace(resource update: ResourceUpdate, calendarID: Int64, existing: [String: ExistingRow]) throws {
+        var leftover = existing
+        for occurrence in update.occurrences {
+            let previous = leftover.removeValue(forKey: occurrence.remoteID)
+            let fingerprint = EventFingerprint.of(occurrence, etag: update.etag)
+            if let previous, !previous.isDeleted, previous.fingerprint == fingerprint {
+                summary.unchanged += 1
+                continue
+            }
+            let meetingID = try upsertMeeting(occurrence)
+            let eventID = try upsertEvent(
+                occurrence, calendarID: calendarID, resource: update.resource, etag: update.etag, fingerprint: fingerprint,
+                meetingID: meetingID)
+            try replaceAttendees(eventID: eventID, occurrence.attendees)
+            if previous == nil || previous?.isDeleted == true { summary.inserted += 1 } else { summary.updated += 1 }
+            summary.touchedMeetingIDs.insert(meetingID)
+            if let old = previous?.meetingID, old != meetingID { summary.touchedMeetingIDs.insert(old) }
+        }
+        try tombstone(leftover)
+    }
+
+    mutating func tombstone(_ rows: [String: ExistingRow]) throws {
+        for row in rows.values where !row.isDeleted {
+            try db.cachedStatement(sql: "UPDATE events SET deleted_at = ?, updated_at = ? WHERE id = ?").execute(arguments: [now, now, row.id])
+            summary.deleted += 1
+            if let meetingID = row.meetingID { summary.touchedMeetingIDs.insert(meetingID) }
+        }
+    }
+
+    func upsertMeeting(_ occurrence: EventOccurrence) throws -> Int64 {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
+                    ends_at = excluded.ends_at, updated_at = excluded.updated_at
+                RETURNING id
+                """)
+        let arguments: StatementArguments = [
+            occurrence.meetingIdentity, occurrence.title, SQLiteCatalog.milliseconds(occurrence.start),
+            SQLiteCatalog.milliseconds(occurrence.end), now, now,
+        ]
+        return try Int64.fetchOne(statement, arguments: arguments) ?? 0
+    }
+
+    func upsertEvent(
+        _ occurrence: EventOccurrence, calendarID: Int64, resource: String, etag: String?, fingerprint: Int64, meetingID: Int64
+    ) throws -> Int64 {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, recurrence_id, meeting_id, title, starts_at, ends_at,
+                    time_zone, is_all_day, all_day_start, all_day_end, status, organizer_email, organizer_name, location,
+                    online_meeting_url, web_link, etag, deleted_at, updated_at, resource, fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                ON CONFLICT(calendar_id, remote_id) DO UPDATE SET ical_uid = excluded.ical_uid, series_uid = excluded.series_uid,
+                    recurrence_id = excluded.recurrence_id, meeting_id = excluded.meeting_id, title = excluded.title,
+                    starts_at = excluded.starts_at, ends_at = excluded.ends_at, time_zone = excluded.time_zone,
+                    is_all_day = excluded.is_all_day, all_day_start = excluded.all_day_start, all_day_end = excluded.all_day_end,
+                    status = excluded.status, organizer_email = excluded.organizer_email, organizer_name = excluded.organizer_name,
+                    location = excluded.location, online_meeting_url = excluded.online_meeting_url, web_link = excluded.web_link,
+                    etag = excluded.etag, deleted_at = NULL, updated_at = excluded.updated_at, resource = excluded.resource,
+                    fingerprint = excluded.fingerprint
+                RETURNING id
+                """)
+        let arguments: StatementArguments = [
+            calendarID, occurrence.remoteID, occurrence.iCalUID, occurrence.seriesUID,
+            occurrence.recurrenceID.map(SQLiteCatalog.milliseconds), meetingID, occurrence.title,
+            SQLiteCatalog.milliseconds(occurrence.start), SQLiteCatalog.milliseconds(occurrence.end), occurrence.timeZone,
+            occurrence.isAllDay, occurrence.allDayStart, occurrence.allDayEnd, occurrence.status.rawValue,
+            occurrence.organizer?.email, occurrence.organizer?.name, occurrence.location, occurrence.onlineMeetingURL,
+            occurrence.webLink, etag, now, resource, fingerprint,
+        ]
+        return try Int64.fetchOne(statement, arguments: arguments) ?? 0
+    }
+
+    func replaceAttendees(eventID: Int64, _ attendees: [Attendee]) throws {
+        try db.cachedStatement(sql: "DELETE FROM event_attendees WHERE event_id = ?").execute(arguments: [eventID])
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO event_attendees (event_id, email, name, role, response) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(event_id, email) DO NOTHING
+                """)
+        for attendee in attendees where !attendee.email.isEmpty {
+            try insert.execute(arguments: [eventID, attendee.email, attendee.name, attendee.role.rawValue, attendee.response.rawValue])
+        }
+    }
+}

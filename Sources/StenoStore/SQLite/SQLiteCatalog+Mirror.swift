@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import StenoCore
+
+extension SQLiteCatalog {
+    public func calendars(accountID: Int64?, ownerID: Int64?) async throws -> [CalendarInfo] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id, c.account_id, c.remote_id, c.name, c.color, c.time_zone, c.sync_state,
+                        (SELECT count(*) FROM events e WHERE e.calendar_id = c.id AND e.deleted_at IS NULL) AS event_count
+                    FROM calendars c JOIN calendar_accounts a ON a.id = c.account_id
+                    WHERE (?1 IS NULL OR c.account_id = ?1) AND (?2 IS NULL OR a.owner_id = ?2)
+                    ORDER BY c.id
+                    """,
+                arguments: [accountID, ownerID]
+            ).map { row in
+                CalendarInfo(
+                    id: row["id"], accountID: row["account_id"], remoteID: row["remote_id"], name: row["name"], color: row["color"],
+                    timeZone: row["time_zone"], syncState: row["sync_state"], eventCount: row["event_count"])
+            }
+        }
+    }
+
+    public func resourceTags(accountID: Int64, calendarRemoteID: String) async throws -> [String: String?] {
+        try await writer.read { db in
+            var tags: [String: String?] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT e.resource, max(e.etag) AS etag FROM events e JOIN calendars c ON c.id = e.calendar_id
+                    WHERE c.account_id = ? AND c.remote_id = ? AND e.deleted_at IS NULL AND e.resource IS NOT NULL
+                    GROUP BY e.resource
+                    """,
+                arguments: [accountID, calendarRemoteID])
+            while let row = try rows.next() { tags[row["resource"]] = .some(row["etag"]) }
+            return tags
+        }
+    }
+
+    public func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary {
+        try await writer.write { db in
+            var writer = MirrorWriter(db: db, now: Self.milliseconds(now))
+            return try writer.apply(changes, accountID: accountID)
+        }
+    }
+
+    public func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws {
+        try await writer.write { db in
+            let existing = try Row.fetchAll(db, sql: "SELECT id, remote_id FROM calendars WHERE account_id = ?", arguments: [accountID])
+            for row in existing where !remoteIDs.contains(row["remote_id"]) {
+                try db.execute(sql: "DELETE FROM calendars WHERE id = ?", arguments: [row["id"] as Int64])
+            }
+        }
+    }
+
+    public func mirroredEvents(accountID: Int64, includeDeleted: Bool) async throws -> [MirroredEvent] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.*, m.identity AS meeting_identity FROM events e JOIN calendars c ON c.id = e.calendar_id
+                    LEFT JOIN meetings m ON m.id = e.meeting_id
+                    WHERE c.account_id = ? AND (? OR e.deleted_at IS NULL)
+                    ORDER BY e.starts_at, e.id
+                    """,
+                arguments: [accountID, includeDeleted])
+            var attendees: [Int64: [Attendee]] = [:]
+            let attendeeRows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT a.event_id, a.email, a.name, a.role, a.response FROM event_attendees a
+                    JOIN events e ON e.id = a.event_id JOIN calendars c ON c.id = e.calendar_id
+                    WHERE c.account_id = ? ORDER BY a.event_id, a.role = 'organizer' DESC, a.email
+                    """,
+                arguments: [accountID])
+            while let row = try attendeeRows.next() {
+                attendees[row["event_id"], default: []].append(Self.attendee(row))
+            }
+            return rows.map { row in Self.mirroredEvent(row, attendees: attendees[row["id"]] ?? []) }
+        }
+    }
+
+    static func attendee(_ row: Row) -> Attendee {
+        Attendee(
+            email: row["email"], name: row["name"], role: AttendeeRole(rawValue: row["role"]) ?? .required,
+            response: AttendeeResponse(rawValue: row["response"]) ?? .none)
+    }
+
+    static func mirroredEvent(_ row: Row, attendees: [Attendee]) -> MirroredEvent {
+        let organizerEmail: String? = row["organizer_email"]
+        let organizer = organizerEmail.map { email in
+            attendees.first { $0.email == email.lowercased() && $0.role == .organizer }
+                ?? Attendee(email: email, name: row["organizer_name"], role: .organizer, response: .accepted)
+        }
+        let occurrence = EventOccurrence(
+            remoteID: row["remote_id"], iCalUID: row["ical_uid"], seriesUID: row["series_uid"],
+            recurrenceID: (row["recurrence_id"] as Int64?).map(date(milliseconds:)),
+            meetingIdentity: row["meeting_identity"] ?? "", title: row["title"],
+            start: date(milliseconds: row["starts_at"]), end: date(milliseconds: row["ends_at"]), timeZone: row["time_zone"],
+            isAllDay: row["is_all_day"], allDayStart: row["all_day_start"], allDayEnd: row["all_day_end"],
+            status: EventStatus(rawValue: row["status"]) ?? .confirmed, organizer: organizer, attendees: attendees,
+            location: row["location"], onlineMeetingURL: row["online_meeting_url"], webLink: row["web_link"])
+        return MirroredEvent(
+            id: row["id"], calendarID: row["calendar_id"], meetingID: row["meeting_id"], resource: row["resource"], etag: row["etag"],
+            deletedAt: (row["deleted_at"] as Int64?).map(date(milliseconds:)), occurrence: occurrence)
+    }
+}

@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+/// `steno accounts …`: the calendar accounts Steno mirrors.
+struct AccountsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts", abstract: "Add, list and remove calendar accounts (ICS files or URLs, CalDAV servers).",
+        subcommands: [List.self, Add.self, Remove.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List calendar accounts with their health: last success, last error, next sync.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Option(name: .long, help: "Only this owner's accounts (admins).") var owner: String?
+
+        func run() throws {
+            try reportingFailures {
+                let (accounts, more) = try global.withClient { client in
+                    try list.collect { cursor, size in
+                        try client.call(StenoMethods.accountsList, AccountListParams(owner: owner, cursor: cursor, limit: size))
+                    }
+                }
+                Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
+                if global.format == .table {
+                    for account in accounts where account.lastError != nil && account.health != .ok {
+                        print("account \(account.id): \(account.lastError ?? "")")
+                    }
+                    if more { print("(more accounts: use --all or a larger --limit)") }
+                }
+            }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a calendar account and sync it.", subcommands: [ICS.self, CalDAV.self])
+    }
+
+    struct ICS: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "ics", abstract: "Mirror a .ics file, a folder of .ics files, or an http(s)/webcal URL.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "A .ics file or folder on the daemon's machine, or a URL.") var source: String
+        @Option(name: .long, help: "The owner (name, email or id; admins). Default: you.") var owner: String?
+        @Option(name: .long, help: "For a URL: the user name (with --password-file).") var user: String?
+        @Option(name: .customLong("password-file"), help: "For a URL: a file holding the password ('-' reads standard input).")
+        var passwordFile: String?
+        @Flag(name: .long, help: "Wait for the first sync and show what it mirrored.") var wait = false
+
+        func run() throws {
+            try reportingFailures {
+                let isURL = ["http://", "https://", "webcal://"].contains { source.lowercased().hasPrefix($0) }
+                let resolved = isURL ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+                let params = AccountAddParams(
+                    provider: .ics, owner: owner, source: resolved, user: user, password: try passwordFile.map(SecretFile.read))
+                try AccountsCommand.add(params, wait: wait, global: global)
+            }
+        }
+    }
+
+    struct CalDAV: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "caldav",
+            abstract: "Mirror the calendars of a CalDAV account (iCloud, Google, Nextcloud, Radicale, …).",
+            discussion: """
+                Basic authentication: --user and --password-file (for iCloud, an app-specific password).
+                OAuth 2.0: --bearer-token-file, and to renew it --refresh-token-file --token-url --client-id [--client-secret-file].
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: "The server (or principal) URL, e.g. https://caldav.icloud.com/.") var url: String
+        @Option(name: .long, help: "The user name.") var user: String?
+        @Option(name: .customLong("password-file"), help: "A file holding the password ('-' reads standard input).")
+        var passwordFile: String?
+        @Option(name: .customLong("bearer-token-file"), help: "A file holding an OAuth 2.0 access token.") var bearerTokenFile: String?
+        @Option(name: .customLong("refresh-token-file"), help: "A file holding an OAuth 2.0 refresh token.") var refreshTokenFile: String?
+        @Option(name: .customLong("token-url"), help: "The OAuth 2.0 token endpoint.") var tokenURL: String?
+        @Option(name: .customLong("client-id"), help: "The OAuth 2.0 client id.") var clientID: String?
+        @Option(name: .customLong("client-secret-file"), help: "A file holding the OAuth 2.0 client secret.") var clientSecretFile: String?
+        @Option(name: .long, help: "The owner (name, email or id; admins). Default: you.") var owner: String?
+        @Flag(name: .long, help: "Wait for the first sync and show what it mirrored.") var wait = false
+
+        func validate() throws {
+            guard passwordFile != nil || bearerTokenFile != nil else {
+                throw ValidationError("give --password-file (with --user) or --bearer-token-file")
+            }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let params = AccountAddParams(
+                    provider: .caldav, owner: owner, url: url, user: user, password: try passwordFile.map(SecretFile.read),
+                    bearerToken: try bearerTokenFile.map(SecretFile.read), refreshToken: try refreshTokenFile.map(SecretFile.read),
+                    tokenURL: tokenURL, clientID: clientID, clientSecret: try clientSecretFile.map(SecretFile.read))
+                try AccountsCommand.add(params, wait: wait, global: global)
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an account and its mirrored events (links keep their cached meeting and attendees).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The account's id.") var id: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let removed = try global.withClient { try $0.call(StenoMethods.accountsRemove, AccountIDParams(id: id)) }
+                if global.format == .table {
+                    print("removed account \(removed.id) (\(removed.name))")
+                } else {
+                    Output.print(Output.json(removed), table: TableWriter([]), format: global.format)
+                }
+            }
+        }
+    }
+
+    static func add(_ params: AccountAddParams, wait: Bool, global: GlobalOptions) throws {
+        try global.withClient { client in
+            let result = try client.call(StenoMethods.accountsAdd, params)
+            guard wait, let job = result.job else {
+                Output.print(Output.json(result), table: table([result.account]), format: global.format)
+                if global.format == .table, result.job != nil {
+                    print("first sync queued; follow with: steno accounts list (or add --wait)")
+                }
+                return
+            }
+            let finished = try JobWaiting.wait(for: [job], label: "syncing", what: "sync(s)", timeout: 600, client: client)
+            let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == result.account.id }
+            Output.print(Output.json(account ?? result.account), table: table([account ?? result.account]), format: global.format)
+            if global.format == .table { SyncCommand.printSummary(finished.values.sorted { $0.id < $1.id }) }
+        }
+    }
+
+    static func table(_ accounts: [AccountSummary]) -> TableWriter {
+        var table = TableWriter(["ID", "PROVIDER", "OWNER", "SOURCE", "HEALTH", "CALENDARS", "EVENTS", "LAST SUCCESS", "NEXT SYNC"])
+        for account in accounts {
+            table.add([
+                String(account.id), account.provider.rawValue, account.owner, account.name, account.health.rawValue,
+                String(account.calendars), String(account.events), account.lastSuccessAt.map(Output.date) ?? "never",
+                account.nextSyncAt.map(Output.date) ?? (account.health == .needsCredentials ? "after new credentials" : "-"),
+            ])
+        }
+        return table
+    }
+}
+
+/// Secrets come from files (or standard input), never from the command line, where `ps` and
+/// shell history would show them.
+enum SecretFile {
+    static func read(_ path: String) throws -> String {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw CLIFailure(message: "cannot read \(path)", exitCode: 1)
+            }
+            data = contents
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        guard !text.isEmpty else { throw CLIFailure(message: "\(path) is empty", exitCode: 1) }
+        return text
+    }
+}

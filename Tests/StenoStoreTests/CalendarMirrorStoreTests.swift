@@ -1,0 +1,128 @@
+import Foundation
+import StenoCore
+import Testing
+
+@testable import StenoStore
+
+@Suite("Calendar accounts and the event mirror")
+struct CalendarMirrorStoreTests {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let calendar = CalendarDescriptor(remoteID: "/cal/work/", name: "Work")
+
+    func occurrence(_ uid: String, at hour: Double, title: String = "Standup", recurrence: Date? = nil, attendees: [Attendee] = []) -> EventOccurrence {
+        let start = Date(timeIntervalSince1970: 1_790_000_000 + hour * 3600)
+        let resource = "/cal/work/\(uid).ics"
+        return EventOccurrence(
+            remoteID: recurrence.map { "\(resource)#\(MeetingIdentity.basicUTC($0))" } ?? resource, iCalUID: uid, seriesUID: uid,
+            recurrenceID: recurrence, meetingIdentity: MeetingIdentity.iCalendar(uid: uid, recurrenceID: recurrence), title: title,
+            start: start, end: start.addingTimeInterval(1800),
+            organizer: Attendee(email: "Alice@Example.com", name: "Alice", role: .organizer, response: .accepted),
+            attendees: attendees)
+    }
+
+    func setUp() async throws -> (SQLiteCatalog, CalendarAccount, TemporaryCatalog) {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let alice = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
+        let account = try await catalog.addAccount(
+            CalendarAccountDraft(provider: .caldav, ownerID: alice.id, displayName: "https://dav.example/", settings: ["user": "alice"],
+                                 sealedSecret: Data([1, 2, 3])), now: now)
+        return (catalog, account, temporary)
+    }
+
+    @Test func accountsKeepSettingsAndSecretsApart() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        #expect(account.hasSecret && account.settings == ["user": "alice"] && account.health == .ok)
+        #expect(try await catalog.sealedSecret(accountID: account.id) == Data([1, 2, 3]))
+        await #expect(throws: StoreError.self) {
+            _ = try await catalog.addAccount(
+                CalendarAccountDraft(provider: .caldav, ownerID: account.ownerID, displayName: "https://dav.example/"), now: now)
+        }
+        try await catalog.recordSyncResult(
+            accountID: account.id, .failed(at: now, message: "HTTP 401", health: .needsCredentials, nextSyncAt: nil))
+        let failed = try await catalog.account(id: account.id)
+        #expect(failed.health == .needsCredentials && failed.lastError == "HTTP 401")
+        try await catalog.recordSyncResult(accountID: account.id, .succeeded(at: now, nextSyncAt: now.addingTimeInterval(300)))
+        #expect(try await catalog.account(id: account.id).health == .ok)
+        #expect(try await catalog.accountsDue(at: now).isEmpty)
+        #expect(try await catalog.accountsDue(at: now.addingTimeInterval(300)) == [account.id])
+        _ = try await catalog.removeAccount(id: account.id)
+        await #expect(throws: StoreError.self) { _ = try await catalog.account(id: account.id) }
+    }
+
+    @Test func resourcesAreReplacedAsAWholeAndUnchangedRowsAreNotRewritten() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let series = [0.0, 24, 48].map { occurrence("weekly", at: $0, recurrence: Date(timeIntervalSince1970: 1_790_000_000 + $0 * 3600)) }
+        let single = occurrence("single", at: 5, attendees: [Attendee(email: "bob@example.com", name: "Bøb 東京", response: .declined)])
+        var first = CalendarChangeSet(calendar: calendar, scope: .complete, syncState: "token-1")
+        first.updatedResources = [
+            ResourceUpdate(resource: "/cal/work/weekly.ics", etag: "\"1\"", occurrences: series),
+            ResourceUpdate(resource: "/cal/work/single.ics", etag: "\"1\"", occurrences: [single]),
+        ]
+        let applied = try await catalog.applyCalendarChanges(first, accountID: account.id, now: now)
+        #expect(applied.inserted == 4 && applied.touchedMeetingIDs.count == 4)
+        let calendars = try await catalog.calendars(accountID: account.id, ownerID: nil)
+        #expect(calendars.count == 1 && calendars[0].syncState == "token-1" && calendars[0].eventCount == 4)
+        let events = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+        let mirroredSingle = try #require(events.first { $0.occurrence.iCalUID == "single" })
+        #expect(mirroredSingle.occurrence.attendees.map(\.email) == ["bob@example.com"])
+        #expect(mirroredSingle.occurrence.organizer?.email == "alice@example.com")
+        #expect(mirroredSingle.occurrence.attendees.last?.name == "Bøb 東京")
+
+        // The same data again: nothing written.
+        let again = try await catalog.applyCalendarChanges(first, accountID: account.id, now: now)
+        #expect(again.unchanged == 4 && again.inserted == 0 && again.updated == 0 && again.touchedMeetingIDs.isEmpty)
+
+        // An EXDATE removes the second occurrence; the title of the third changes.
+        var third = series[2]
+        third.title = "Planning"
+        let incremental = CalendarChangeSet(
+            calendar: calendar, scope: .incremental,
+            updatedResources: [ResourceUpdate(resource: "/cal/work/weekly.ics", etag: "\"2\"", occurrences: [series[0], third])],
+            syncState: "token-2")
+        let changed = try await catalog.applyCalendarChanges(incremental, accountID: account.id, now: now)
+        #expect(changed.updated == 2 && changed.deleted == 1 && changed.inserted == 0)
+        #expect(try await catalog.calendars(accountID: account.id, ownerID: nil)[0].syncState == "token-2")
+        #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID)
+                == ["/cal/work/weekly.ics": "\"2\"", "/cal/work/single.ics": "\"1\""])
+
+        // A removed resource is tombstoned, kept with its meeting.
+        let removal = CalendarChangeSet(calendar: calendar, scope: .incremental, removedResources: ["/cal/work/single.ics"])
+        #expect(try await catalog.applyCalendarChanges(removal, accountID: account.id, now: now).deleted == 1)
+        let all = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: true)
+        let gone = try #require(all.first { $0.occurrence.iCalUID == "single" })
+        #expect(gone.deletedAt != nil && gone.meetingID != nil)
+
+        // A complete listing without the series tombstones it; bringing it back revives the rows.
+        let empty = CalendarChangeSet(calendar: calendar, scope: .complete)
+        #expect(try await catalog.applyCalendarChanges(empty, accountID: account.id, now: now).deleted == 2)
+        let revived = try await catalog.applyCalendarChanges(incremental, accountID: account.id, now: now)
+        #expect(revived.inserted == 2)
+        let live = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+        #expect(live.map(\.occurrence.title) == ["Standup", "Planning"])
+        #expect(Set(all.map(\.id)).isSuperset(of: live.map(\.id)))
+    }
+
+    @Test func theSameOccurrenceInTwoAccountsIsOneMeeting() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let bob = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
+        let other = try await catalog.addAccount(
+            CalendarAccountDraft(provider: .ics, ownerID: bob.id, displayName: "/tmp/bob.ics"), now: now)
+        let shared = occurrence("shared", at: 1)
+        for id in [account.id, other.id] {
+            let changes = CalendarChangeSet(
+                calendar: calendar, scope: .complete, updatedResources: [ResourceUpdate(resource: "shared", occurrences: [shared])])
+            _ = try await catalog.applyCalendarChanges(changes, accountID: id, now: now)
+        }
+        let first = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+        let second = try await catalog.mirroredEvents(accountID: other.id, includeDeleted: false)
+        #expect(first.count == 1 && second.count == 1 && first[0].meetingID == second[0].meetingID)
+        #expect(try await catalog.statistics().counts["meetings"] == 1)
+        // Calendars that vanished at the source go with their events.
+        try await catalog.removeCalendars(accountID: other.id, except: [])
+        #expect(try await catalog.mirroredEvents(accountID: other.id, includeDeleted: true).isEmpty)
+    }
+}
