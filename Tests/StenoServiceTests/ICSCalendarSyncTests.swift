@@ -76,7 +76,8 @@ struct ICSCalendarSyncTests {
             #expect(stored.health == .ok && stored.lastSuccessAt != nil && stored.nextSyncAt != nil)
             #expect(try await catalog.calendars(accountID: account.id, ownerID: nil).first?.name == "Team")
 
-            // Nothing changed: the file is not even parsed again.
+            // Nothing changed: the scheduler sees no change, and a sync does not even parse the file.
+            #expect(!ICSProvider.localSourceChanged(account: stored, calendars: try await catalog.calendars(accountID: account.id, ownerID: nil)))
             let second = try await syncer.sync(accountID: account.id, now: now)
             #expect(second.report.fullSyncs == 0 && second.report.changes == MirrorChangeSummary())
 
@@ -87,6 +88,7 @@ struct ICSCalendarSyncTests {
             text.removeSubrange(reviewStart.lowerBound..<reviewEnd.upperBound)
             text = text.replacingOccurrences(of: "SUMMARY:Team offsite", with: "SUMMARY:Team offsite (Lisbon)")
             try text.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(ICSProvider.localSourceChanged(account: stored, calendars: try await catalog.calendars(accountID: account.id, ownerID: nil)))
             let third = try await syncer.sync(accountID: account.id, now: now)
             #expect(third.report.changes.deleted == 1 && third.report.changes.updated == 1 && third.report.changes.inserted == 0)
             #expect(third.touchedMeetingIDs.count == 2)

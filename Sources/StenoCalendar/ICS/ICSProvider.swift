@@ -103,6 +103,20 @@ public struct ICSProvider: CalendarProvider {
         return report
     }
 
+    /// Whether a local source (file or folder) changed since the stored sync state: files
+    /// added, removed, resized or touched. Cheap (a `stat` per file), so the service checks
+    /// often and syncs at once instead of waiting for the next scheduled sync. False for URLs
+    /// and for sources that cannot be read (the scheduled sync reports those).
+    public static func localSourceChanged(account: CalendarAccount, calendars: [CalendarInfo]) -> Bool {
+        guard let setting = account.settings["source"], let source = try? ICSSource(setting) else { return false }
+        if case .url = source { return false }
+        guard let stored = calendars.first(where: { $0.remoteID == source.description }),
+            let state = ICSSyncState.decode(stored.syncState), let files = state.files
+        else { return false }
+        guard let current = try? calendarFiles(source: source), Set(current) == Set(files.keys) else { return true }
+        return current.contains { (try? fingerprint(of: $0)) != files[$0] }
+    }
+
     /// A file's name without extension, or the URL's host, as a calendar name.
     static func defaultName(_ source: ICSSource) -> String {
         switch source {
