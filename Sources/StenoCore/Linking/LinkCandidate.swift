@@ -1,0 +1,93 @@
+import Foundation
+
+/// A mirrored event as the linker sees it, with how the recording's owner relates to it.
+public struct LinkCandidate: Sendable, Hashable {
+    public var meetingID: Int64
+    public var eventID: Int64
+    /// The event's provider id (Graph id, CalDAV href#RECURRENCE-ID).
+    public var eventRemoteID: String
+    /// The occurrence's iCalUID (Graph: per occurrence; iCalendar: the series UID).
+    public var iCalUID: String?
+    public var seriesUID: String?
+    /// The meeting's identity (iCalUID, or UID#RECURRENCE-ID).
+    public var meetingIdentity: String
+    public var title: String
+    public var start: Date
+    public var end: Date
+    public var isAllDay: Bool
+    public var status: EventStatus
+    public var onlineMeetingURL: String?
+    /// How the recording's owner relates to the event.
+    public var ownerRelation: OwnerRelation
+
+    /// The owner's part in an event.
+    public enum OwnerRelation: Sendable, Hashable {
+        /// The owner organised it.
+        case organizer
+        /// The owner is invited and answered so.
+        case attendee(AttendeeResponse)
+        /// It is in the owner's own calendar, without the owner in its attendee list.
+        case ownCalendar
+        /// Neither (only reachable through an identity hint).
+        case unrelated
+    }
+
+    public init(
+        meetingID: Int64, eventID: Int64, eventRemoteID: String, iCalUID: String? = nil, seriesUID: String? = nil,
+        meetingIdentity: String, title: String, start: Date, end: Date, isAllDay: Bool = false, status: EventStatus = .confirmed,
+        onlineMeetingURL: String? = nil, ownerRelation: OwnerRelation = .ownCalendar
+    ) {
+        self.meetingID = meetingID
+        self.eventID = eventID
+        self.eventRemoteID = eventRemoteID
+        self.iCalUID = iCalUID
+        self.seriesUID = seriesUID
+        self.meetingIdentity = meetingIdentity
+        self.title = title
+        self.start = start
+        self.end = end
+        self.isAllDay = isAllDay
+        self.status = status
+        self.onlineMeetingURL = onlineMeetingURL
+        self.ownerRelation = ownerRelation
+    }
+}
+
+/// What the linker knows about a recording.
+public struct RecordingLinkFacts: Sendable, Hashable {
+    public var recordingID: Int64
+    public var recordedAt: Date
+    /// Seconds.
+    public var duration: Double
+    /// A title from the sidecar, compared with event titles.
+    public var title: String?
+    /// The sidecar's iCalUID and event id: identity links.
+    public var iCalUIDHint: String?
+    public var eventIDHint: String?
+    /// An online-meeting URL named in the sidecar.
+    public var onlineMeetingURL: String?
+
+    public init(
+        recordingID: Int64, recordedAt: Date, duration: Double, title: String? = nil, iCalUIDHint: String? = nil,
+        eventIDHint: String? = nil, onlineMeetingURL: String? = nil
+    ) {
+        self.recordingID = recordingID
+        self.recordedAt = recordedAt
+        self.duration = duration
+        self.title = title
+        self.iCalUIDHint = iCalUIDHint
+        self.eventIDHint = eventIDHint
+        self.onlineMeetingURL = onlineMeetingURL
+    }
+
+    /// When the recording ends.
+    public var end: Date { recordedAt.addingTimeInterval(max(0, duration)) }
+
+    /// The interval candidates must overlap.
+    public func searchWindow(_ policy: LinkPolicy) -> DateInterval {
+        DateInterval(start: recordedAt.addingTimeInterval(-policy.tolerance), end: end.addingTimeInterval(policy.tolerance))
+    }
+
+    /// Whether the sidecar names an event.
+    public var hasIdentityHint: Bool { iCalUIDHint?.isEmpty == false || eventIDHint?.isEmpty == false }
+}
