@@ -12,6 +12,8 @@ struct CalendarSyncJobHandler: JobHandler {
     static let kind = "calendar.sync"
 
     let syncer: CalendarSyncer
+    /// Where the follow-up linking job goes.
+    let queue: JobQueue
 
     var kind: String { Self.kind }
 
@@ -26,6 +28,7 @@ struct CalendarSyncJobHandler: JobHandler {
         guard let accountID = (try? JSONValue.parse(job.payload))?["account"]?.intValue else {
             throw JobError.permanent("the calendar.sync payload has no \"account\": \(job.payload)")
         }
+        let started = Date()
         let outcome: CalendarSyncer.Outcome
         do {
             outcome = try await syncer.sync(accountID: accountID)
@@ -40,6 +43,10 @@ struct CalendarSyncJobHandler: JobHandler {
             }
         }
         let report = outcome.report
+        if !outcome.touchedMeetingIDs.isEmpty {
+            // Events changed: link recordings that now have a meeting, revalidate links to changed meetings.
+            _ = try await queue.enqueue(LinksAfterSyncJobHandler.draft(since: started.addingTimeInterval(-1)))
+        }
         let result: JSONValue = [
             "account": .int(accountID), "calendars": .int(Int64(report.calendars)), "fullSyncs": .int(Int64(report.fullSyncs)),
             "inserted": .int(Int64(report.changes.inserted)), "updated": .int(Int64(report.changes.updated)),

@@ -32,6 +32,8 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var schedules: [ScheduleSettings] = []
     /// Calendar mirroring (`[calendars]`).
     public var calendars = CalendarSettings()
+    /// Linking and revalidation (`[links]`).
+    public var links = LinkSettings()
 
     /// How log lines are written.
     public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {

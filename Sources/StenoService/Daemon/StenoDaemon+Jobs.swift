@@ -27,7 +27,7 @@ extension StenoDaemon {
             queue: queue,
             entries: configuration.schedules.map {
                 JobScheduler.Entry(kind: $0.kind, schedule: $0.cron, payload: $0.payload, timeZone: $0.timeZone)
-            },
+            } + defaultSchedules,
             logger: logger)
         return (pool, scheduler)
     }

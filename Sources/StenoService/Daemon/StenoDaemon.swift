@@ -45,12 +45,14 @@ public struct StenoDaemon: Sendable {
 
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         let calendars = makeCalendarRuntime(store: store)
-        let handlers = jobHandlers(store: store, queue: queue) + [CalendarSyncJobHandler(syncer: calendars.syncer)]
+        let linker = RecordingLinker(store: store, policy: configuration.links.policy)
+        let handlers = jobHandlers(store: store, queue: queue)
+            + [CalendarSyncJobHandler(syncer: calendars.syncer, queue: queue)] + linkJobHandlers(store: store, linker: linker)
         let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
         let watcher = makeInboxWatcher(store: store, queue: queue)
         let calendarScheduler = CalendarSyncScheduler(store: store, queue: queue, tick: .seconds(15), logger: logger)
         let dispatcher = try makeDispatcher(
-            store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)), calendars: calendars)
+            store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)), calendars: calendars, linker: linker)
         // Half the cores by default: on small machines fewer loops mean fewer context switches (a
         // steadier tail latency), and the other cores stay free for ingestion and calendar sync.
         let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : max(1, System.coreCount / 2)
@@ -88,7 +90,8 @@ public struct StenoDaemon: Sendable {
 
     /// The method table with every method of this build.
     func makeDispatcher(
-        store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil, calendars: CalendarRuntime? = nil
+        store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil, calendars: CalendarRuntime? = nil,
+        linker: RecordingLinker? = nil
     ) throws -> RPCDispatcher {
         let queue = queue ?? JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         var table = RPCMethodTable()
@@ -104,6 +107,8 @@ public struct StenoDaemon: Sendable {
             store: store, queue: queue, secrets: calendars?.secrets,
             providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav])
         ).register(in: &table)
+        LinkMethods(store: store, queue: queue, linker: linker ?? RecordingLinker(store: store, policy: configuration.links.policy))
+            .register(in: &table)
         let resolver = CallerResolver(store: store, daemonUID: getuid())
         return RPCDispatcher(methods: table, resolver: resolver, logger: logger)
     }

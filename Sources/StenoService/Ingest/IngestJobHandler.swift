@@ -33,6 +33,10 @@ struct IngestJobHandler: JobHandler {
         switch outcome {
         case .recorded(let recording):
             result = ["recording": .int(recording.id), "status": .string(recording.status.rawValue)]
+            if recording.status == .ready {
+                // Its meeting is looked for next (again after a sidecar changed its start time).
+                _ = try await queue.enqueue(LinkRecordingJobHandler.draft(recordingID: recording.id, priority: job.priority))
+            }
             if recording.status == .failed {
                 context.logger.notice("recording failed: \(recording.failureReason ?? "")", metadata: ["path": .string(path)])
             }

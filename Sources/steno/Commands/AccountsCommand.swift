@@ -107,11 +107,7 @@ struct AccountsCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 let removed = try global.withClient { try $0.call(StenoMethods.accountsRemove, AccountIDParams(id: id)) }
-                if global.format == .table {
-                    print("removed account \(removed.id) (\(removed.name))")
-                } else {
-                    Output.print(Output.json(removed), table: TableWriter([]), format: global.format)
-                }
+                Output.done(removed, "removed account \(removed.id) (\(removed.name))", format: global.format)
             }
         }
     }

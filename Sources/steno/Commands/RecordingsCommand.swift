@@ -7,7 +7,7 @@ import StenoCore
 struct RecordingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recordings", abstract: "List and inspect recordings.",
-        subcommands: [List.self, Show.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, ExplainCommand.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List recordings you may see (admins: all).")

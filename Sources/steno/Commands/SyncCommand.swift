@@ -17,11 +17,7 @@ struct SyncCommand: ParsableCommand {
             try global.withClient { client in
                 let result = try client.call(StenoMethods.accountsSync, AccountSyncParams(id: account))
                 guard wait else {
-                    if global.format == .table {
-                        print("queued \(result.jobs.count) sync(s); follow with: steno accounts list")
-                    } else {
-                        Output.print(Output.json(result), table: TableWriter([]), format: global.format)
-                    }
+                    Output.done(result, "queued \(result.jobs.count) sync(s); follow with: steno accounts list", format: global.format)
                     return
                 }
                 let finished = try JobWaiting.wait(

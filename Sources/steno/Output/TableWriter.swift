@@ -50,6 +50,15 @@ enum Output {
         (try? JSONValueEncoder().encode(value)) ?? .null
     }
 
+    /// The outcome of a change: one sentence on a terminal, the value for scripts.
+    static func done<T: Encodable>(_ value: T, _ sentence: String, format: OutputFormat) {
+        if format == .table {
+            Swift.print(sentence)
+        } else {
+            print(json(value), table: TableWriter([]), format: format)
+        }
+    }
+
     /// A date in the local time zone, to the minute.
     static func date(_ date: Date) -> String {
         let formatter = DateFormatter()

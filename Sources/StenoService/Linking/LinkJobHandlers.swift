@@ -1,0 +1,92 @@
+import Foundation
+import StenoAPI
+import StenoCore
+import StenoStore
+
+/// `link`: links one recording after it was ingested (payload `{"recording": ID}`).
+struct LinkRecordingJobHandler: JobHandler {
+    static let kind = "link"
+    let linker: RecordingLinker
+    var kind: String { Self.kind }
+
+    /// The job for a recording; one live job per recording.
+    static func draft(recordingID: Int64, priority: Int = JobPriority.normal) -> JobDraft {
+        JobDraft(
+            kind: kind, payload: JSONValue.object(["recording": .int(recordingID)]).serializedString, priority: priority,
+            uniqueKey: "link:\(recordingID)")
+    }
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        guard let id = (try? JSONValue.parse(job.payload))?["recording"]?.intValue else {
+            throw JobError.permanent("the link payload has no \"recording\": \(job.payload)")
+        }
+        let decision = try await linker.link(recordingID: id)
+        let result: JSONValue = [
+            "recording": .int(id), "changed": .bool(decision != nil),
+            "state": decision.map { .string($0.state.rawValue) } ?? .null,
+            "meeting": decision?.chosen.map { .int($0.candidate.meetingID) } ?? .null,
+        ]
+        return .succeeded(result: result.serializedString)
+    }
+}
+
+/// `links.after-sync`: after a sync changed events, links recordings that now have a meeting
+/// and revalidates links to the changed meetings (payload `{"since": ms}`).
+struct LinksAfterSyncJobHandler: JobHandler {
+    static let kind = "links.after-sync"
+    let linker: RecordingLinker
+    let store: any CatalogStore
+    var kind: String { Self.kind }
+
+    static func draft(since: Date) -> JobDraft {
+        JobDraft(kind: kind, payload: JSONValue.object(["since": .int(Int64(since.timeIntervalSince1970 * 1000))]).serializedString)
+    }
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        guard let milliseconds = (try? JSONValue.parse(job.payload))?["since"]?.intValue else {
+            throw JobError.permanent("the links.after-sync payload has no \"since\": \(job.payload)")
+        }
+        let since = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        var counts: [String: Int64] = [:]
+        for recording in try await store.linksTouchedByEvents(changedSince: since) {
+            try Task.checkCancellation()
+            counts[try await linker.revalidate(recordingID: recording).rawValue, default: 0] += 1
+        }
+        if let span = try await store.changedEventSpan(since: since) {
+            let window = DateInterval(start: span.start.addingTimeInterval(-linker.policy.tolerance - 86_400), end: span.end.addingTimeInterval(linker.policy.tolerance))
+            for recording in try await store.unsettledRecordings(recordedWithin: window) {
+                try Task.checkCancellation()
+                if let decision = try await linker.link(recordingID: recording) { counts[decision.state.rawValue, default: 0] += 1 }
+            }
+        }
+        return .succeeded(result: JSONValue.object(counts.mapValues { .int($0) }).serializedString)
+    }
+}
+
+/// `links.revalidate`: the nightly re-check of every link, and `steno revalidate`.
+struct RevalidateLinksJobHandler: JobHandler {
+    static let kind = "links.revalidate"
+    let linker: RecordingLinker
+    let store: any CatalogStore
+    var kind: String { Self.kind }
+
+    static func draft(priority: Int = JobPriority.normal) -> JobDraft {
+        JobDraft(kind: kind, priority: priority, uniqueKey: kind)
+    }
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        var counts: [String: Int64] = Dictionary(uniqueKeysWithValues: RevalidationAction.allCases.map { ($0.rawValue, 0) })
+        for recording in try await store.linkedRecordings() {
+            try Task.checkCancellation()
+            counts[try await linker.revalidate(recordingID: recording).rawValue, default: 0] += 1
+        }
+        // Recordings still without a meeting get another chance (their meeting may have appeared).
+        var newlyLinked: Int64 = 0
+        for recording in try await store.unsettledRecordings(recordedWithin: nil) {
+            try Task.checkCancellation()
+            if try await linker.link(recordingID: recording, actor: "revalidation")?.state == .linked { newlyLinked += 1 }
+        }
+        counts["newly-linked"] = newlyLinked
+        return .succeeded(result: JSONValue.object(counts.mapValues { .int($0) }).serializedString)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoStore
+
+/// Links recordings to meetings and revalidates links: feeds the pure ``Linker`` and
+/// ``Revalidator`` from the store and writes their decisions (with history) back.
+public struct RecordingLinker: Sendable {
+    let store: any CatalogStore
+    let policy: LinkPolicy
+
+    /// A linker over `store`.
+    public init(store: any CatalogStore, policy: LinkPolicy = LinkPolicy()) {
+        self.store = store
+        self.policy = policy
+    }
+
+    /// What the linker would decide for a recording now, without writing: `explain`.
+    public func explain(recordingID: Int64) async throws -> LinkDecision? {
+        guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return nil }
+        return try await decide(facts, ownerID: ownerID)
+    }
+
+    func decide(_ facts: RecordingLinkFacts, ownerID: Int64?) async throws -> LinkDecision {
+        let identity = try await store.identityCandidates(iCalUID: facts.iCalUIDHint, eventID: facts.eventIDHint, ownerID: ownerID)
+        let around = try await store.linkCandidates(ownerID: ownerID, window: facts.searchWindow(policy))
+        return Linker.decide(facts, identityMatches: identity, timeCandidates: around, policy: policy)
+    }
+
+    /// Links (or re-links) a recording, unless a person decided its link. Returns the decision
+    /// when it changed the link.
+    @discardableResult
+    public func link(recordingID: Int64, actor: String = "linker") async throws -> LinkDecision? {
+        guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return nil }
+        let existing = try await store.link(recordingID: recordingID)
+        if existing?.isManual == true { return nil }
+        let decision = try await decide(facts, ownerID: ownerID)
+        let eventID = decision.chosen?.candidate.eventID
+        if let existing, existing.state == decision.state, existing.eventID == eventID, existing.method == decision.method {
+            return nil
+        }
+        let action: String
+        switch decision.state {
+        case .linked: action = existing?.state == .linked ? "relinked" : "linked"
+        case .ambiguous: action = "ambiguous"
+        case .pending: action = "pending"
+        case .unlinked, .orphaned: action = existing?.state == .linked ? "unlinked" : "no-meeting"
+        }
+        try await store.saveLink(
+            LinkUpdate(
+                recordingID: recordingID, state: decision.state, method: decision.method, eventID: eventID,
+                score: decision.chosen?.score, candidatesJSON: Self.contendersJSON(decision, policy: policy), actor: actor,
+                action: action, reason: decision.reason))
+        return decision
+    }
+
+    /// Re-checks one link against the mirror and writes what changed (SPEC §7).
+    public func revalidate(recordingID: Int64) async throws -> RevalidationAction {
+        guard let link = try await store.link(recordingID: recordingID) else { return .unchanged }
+        guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return .unchanged }
+        let current = try await link.eventID.asyncMap { try await store.liveEvent(id: $0, ownerID: ownerID) } ?? nil
+        let sameMeeting = try await link.meetingID.asyncMap {
+            try await store.meetingEvents(meetingID: $0, exceptEventID: link.eventID, ownerID: ownerID)
+        } ?? []
+        var sameTitle: [LinkCandidate] = []
+        if current == nil, let start = link.cachedStart {
+            let window = DateInterval(start: start.addingTimeInterval(-policy.titleMatchWindow), end: start.addingTimeInterval(policy.titleMatchWindow + 1))
+            sameTitle = try await store.linkCandidates(ownerID: ownerID, window: window).filter { $0.title == link.cachedTitle }
+        }
+        let fresh = try await decide(facts, ownerID: ownerID)
+        let decision = Revalidator.decide(
+            link, recording: facts, current: current, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle, fresh: fresh,
+            policy: policy)
+        switch decision.action {
+        case .stillValid, .unchanged, .unchangedOrphan:
+            return decision.action
+        case .refreshed, .relinked, .orphaned, .unlinked, .ambiguous:
+            try await store.saveLink(
+                LinkUpdate(
+                    recordingID: recordingID, state: decision.state, method: decision.method, isManual: link.isManual,
+                    eventID: decision.target?.eventID, keepsCache: decision.action == .orphaned, score: decision.score,
+                    candidatesJSON: decision.state == .ambiguous ? Self.contendersJSON(fresh, policy: policy) : nil,
+                    actor: "revalidation", action: decision.action.rawValue, reason: decision.reason))
+            return decision.action
+        }
+    }
+
+    /// The close candidates of an ambiguous decision as JSON, for `links --ambiguous`.
+    static func contendersJSON(_ decision: LinkDecision, policy: LinkPolicy) -> String? {
+        guard decision.state == .ambiguous else { return nil }
+        let items = decision.contenders(policy).map { scored in
+            "{\"meeting\":\(scored.candidate.meetingID),\"event\":\(scored.candidate.eventID),\"score\":\(String(format: "%.3f", scored.score))}"
+        }
+        return "[" + items.joined(separator: ",") + "]"
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import StenoAPI
+import StenoCore
+import StenoStore
+
+/// `links.*` and `recordings.explain`: what each recording is linked to, why, and manual
+/// decisions. Members act on the recordings they own; admins on all.
+struct LinkMethods: Sendable {
+    let store: any CatalogStore & RecordingStore
+    let queue: JobQueue
+    let linker: RecordingLinker
+
+    func register(in table: inout RPCMethodTable) {
+        let methods = self
+        table.register(StenoMethods.recordingsExplain, access: .user) { call, params in
+            try await methods.explain(params.id, caller: call.caller)
+        }
+        table.register(StenoMethods.linksList, access: .user) { call, params in
+            let limit = try PageCursor.limit(params.limit)
+            let links = try await methods.store.links(
+                state: params.state, visibleTo: RecordingMethods.visibility(of: call.caller),
+                afterRecordingID: try params.cursor.map(PageCursor.decode), limit: limit + 1)
+            let page = Array(links.prefix(limit))
+            return Page(items: page, nextCursor: links.count > limit ? page.last.map { PageCursor.encode($0.recording) } : nil)
+        }
+        table.register(StenoMethods.linksHistory, access: .user) { call, params in
+            _ = try await methods.store.recording(id: params.id, visibleTo: RecordingMethods.visibility(of: call.caller))
+            return try await methods.store.linkHistory(recordingID: params.id)
+        }
+        table.register(StenoMethods.linksSet, access: .user) { call, params in
+            let recording = try await methods.store.recording(id: params.recording, visibleTo: RecordingMethods.visibility(of: call.caller))
+            // Members may link only to meetings they can see (their calendars, their invitations).
+            let events = try await methods.store.meetingEvents(meetingID: params.meeting, exceptEventID: nil, ownerID: recording.ownerID)
+            let visible = call.caller.isAdmin ? events : events.filter { $0.ownerRelation != .unrelated }
+            guard let event = visible.first else {
+                throw RPCError.notFound("no meeting \(params.meeting) with a mirrored event you can see")
+            }
+            try await methods.store.saveLink(
+                LinkUpdate(
+                    recordingID: recording.id, state: .linked, method: .manual, isManual: true, eventID: event.eventID,
+                    actor: methods.actor(call.caller), action: "linked-by-hand", reason: "linked by hand to \"\(event.title)\""))
+            return try await methods.summary(recording.id)
+        }
+        table.register(StenoMethods.linksRemove, access: .user) { call, params in
+            let recording = try await methods.store.recording(id: params.id, visibleTo: RecordingMethods.visibility(of: call.caller))
+            try await methods.store.saveLink(
+                LinkUpdate(
+                    recordingID: recording.id, state: .unlinked, method: .manual, isManual: true, eventID: nil,
+                    actor: methods.actor(call.caller), action: "unlinked-by-hand", reason: "unlinked by hand"))
+            return try await methods.summary(recording.id)
+        }
+        table.register(StenoMethods.linksRevalidate, access: .admin) { _, _ in
+            let result = try await methods.queue.enqueue(RevalidateLinksJobHandler.draft(priority: JobPriority.interactive))
+            return JobEnqueueResult(job: result.job, alreadyLive: !result.isNew)
+        }
+    }
+
+    func actor(_ caller: Caller) -> String {
+        caller.user?.name ?? "uid \(caller.credentials.uid)"
+    }
+
+    func summary(_ recordingID: Int64) async throws -> LinkSummary {
+        guard let link = try await store.links(state: nil, visibleTo: nil, afterRecordingID: recordingID - 1, limit: 1).first,
+            link.recording == recordingID
+        else { throw RPCError.notFound("recording \(recordingID) has no link") }
+        return link
+    }
+
+    func explain(_ recordingID: Int64, caller: Caller) async throws -> LinkExplanation {
+        let recording = try await store.recording(id: recordingID, visibleTo: RecordingMethods.visibility(of: caller))
+        guard let decision = try await linker.explain(recordingID: recording.id) else {
+            throw RPCError.failedPrecondition(
+                "recording \(recording.id) is \(recording.status.rawValue)\(recording.recordedAt == nil ? " and has no start time" : ""); only ready recordings are linked")
+        }
+        let stored = try? await summary(recording.id)
+        return LinkExplanation(
+            recording: recording.id, state: decision.state, method: decision.method, meeting: decision.chosen?.candidate.meetingID,
+            reason: decision.reason,
+            candidates: decision.candidates.map {
+                CandidateExplanation(
+                    meeting: $0.candidate.meetingID, event: $0.candidate.eventID, title: $0.candidate.title, start: $0.candidate.start,
+                    end: $0.candidate.end, score: $0.score, terms: $0.terms, excludedBecause: $0.excludedBecause)
+            },
+            stored: stored)
+    }
+}

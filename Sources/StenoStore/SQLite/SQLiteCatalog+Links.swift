@@ -1,0 +1,328 @@
+import Foundation
+import GRDB
+import StenoCore
+
+extension SQLiteCatalog {
+    /// The columns of a candidate event, with the owner's relation to it (`?1` = owner id).
+    static let candidateSelect = """
+        SELECT e.id, e.meeting_id, e.remote_id, e.ical_uid, e.series_uid, m.identity, e.title, e.starts_at, e.ends_at,
+            e.is_all_day, e.status, e.online_meeting_url,
+            coalesce(a.owner_id = ?1, 0) AS own,
+            coalesce(e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = ?1), 0) AS organizes,
+            (SELECT ea.response FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
+             WHERE ea.event_id = e.id AND ue.user_id = ?1 LIMIT 1) AS response
+        FROM events e JOIN meetings m ON m.id = e.meeting_id
+        JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
+        """
+
+    /// Only events the owner may link to (`?1` = owner id).
+    static let visibleToOwner = """
+        (a.owner_id = ?1
+         OR e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = ?1)
+         OR EXISTS (SELECT 1 FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
+                    WHERE ea.event_id = e.id AND ue.user_id = ?1))
+        """
+
+    static func candidate(_ row: Row) -> LinkCandidate {
+        let relation: LinkCandidate.OwnerRelation
+        if (row["organizes"] as Bool?) == true {
+            relation = .organizer
+        } else if let response = (row["response"] as String?).flatMap(AttendeeResponse.init(rawValue:)) {
+            relation = .attendee(response)
+        } else if (row["own"] as Bool?) == true {
+            relation = .ownCalendar
+        } else {
+            relation = .unrelated
+        }
+        return LinkCandidate(
+            meetingID: row["meeting_id"], eventID: row["id"], eventRemoteID: row["remote_id"], iCalUID: row["ical_uid"],
+            seriesUID: row["series_uid"], meetingIdentity: row["identity"], title: row["title"],
+            start: date(milliseconds: row["starts_at"]), end: date(milliseconds: row["ends_at"]), isAllDay: row["is_all_day"],
+            status: EventStatus(rawValue: row["status"]) ?? .confirmed, onlineMeetingURL: row["online_meeting_url"],
+            ownerRelation: relation)
+    }
+
+    /// One candidate per meeting: the event through which the owner relates most closely.
+    static func onePerMeeting(_ candidates: [LinkCandidate]) -> [LinkCandidate] {
+        func rank(_ relation: LinkCandidate.OwnerRelation) -> Int {
+            switch relation {
+            case .organizer: return 0
+            case .attendee: return 1
+            case .ownCalendar: return 2
+            case .unrelated: return 3
+            }
+        }
+        var best: [Int64: LinkCandidate] = [:]
+        for candidate in candidates {
+            if let current = best[candidate.meetingID],
+                (rank(current.ownerRelation), current.eventID) <= (rank(candidate.ownerRelation), candidate.eventID)
+            {
+                continue
+            }
+            best[candidate.meetingID] = candidate
+        }
+        return best.values.sorted { ($0.start, $0.eventID) < ($1.start, $1.eventID) }
+    }
+
+    public func linkFacts(recordingID: Int64) async throws -> (facts: RecordingLinkFacts, ownerID: Int64?)? {
+        try await writer.read { db in
+            guard let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT id, owner_id, recorded_at, duration, title, ical_uid_hint, event_id_hint,
+                        coalesce(json_extract(sidecar, '$.onlineMeetingURL'), json_extract(sidecar, '$.onlineMeetingUrl'),
+                                 json_extract(sidecar, '$.joinUrl'), json_extract(sidecar, '$.meetingUrl')) AS url
+                    FROM recordings WHERE id = ? AND status = 'ready' AND recorded_at IS NOT NULL
+                    """,
+                arguments: [recordingID])
+            else { return nil }
+            let facts = RecordingLinkFacts(
+                recordingID: row["id"], recordedAt: Self.date(milliseconds: row["recorded_at"]), duration: row["duration"] ?? 0,
+                title: row["title"], iCalUIDHint: row["ical_uid_hint"], eventIDHint: row["event_id_hint"], onlineMeetingURL: row["url"])
+            return (facts, row["owner_id"])
+        }
+    }
+
+    public func linkCandidates(ownerID: Int64?, window: DateInterval) async throws -> [LinkCandidate] {
+        try await writer.read { db in
+            // The lower bound on starts_at keeps the index range short; longer events are
+            // all-day blocks that link only by identity anyway.
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    \(Self.candidateSelect)
+                    WHERE e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
+                      AND \(Self.visibleToOwner)
+                    """,
+                arguments: [
+                    ownerID ?? -1, Self.milliseconds(window.end), Self.milliseconds(window.start),
+                    Self.milliseconds(window.start) - 7 * 86_400_000,
+                ])
+            return Self.onePerMeeting(rows.map(Self.candidate))
+        }
+    }
+
+    public func identityCandidates(iCalUID: String?, eventID: String?, ownerID: Int64?) async throws -> [LinkCandidate] {
+        guard iCalUID?.isEmpty == false || eventID?.isEmpty == false else { return [] }
+        return try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    \(Self.candidateSelect)
+                    WHERE e.deleted_at IS NULL
+                      AND (e.ical_uid = ?2 OR e.series_uid = ?2 OR m.identity = ?2 OR e.remote_id = ?3)
+                    """,
+                arguments: [ownerID ?? -1, iCalUID, eventID])
+            return Self.onePerMeeting(rows.map(Self.candidate))
+        }
+    }
+
+    public func meetingEvents(meetingID: Int64, exceptEventID: Int64?, ownerID: Int64?) async throws -> [LinkCandidate] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "\(Self.candidateSelect) WHERE e.deleted_at IS NULL AND e.meeting_id = ?2 AND e.id != coalesce(?3, -1) ORDER BY e.id",
+                arguments: [ownerID ?? -1, meetingID, exceptEventID]
+            ).map(Self.candidate)
+        }
+    }
+
+    public func liveEvent(id: Int64, ownerID: Int64?) async throws -> LinkCandidate? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db, sql: "\(Self.candidateSelect) WHERE e.deleted_at IS NULL AND e.id = ?2", arguments: [ownerID ?? -1, id]
+            ).map(Self.candidate)
+        }
+    }
+
+    public func link(recordingID: Int64) async throws -> ExistingLink? {
+        try await writer.read { db in try Self.fetchLink(db, recordingID: recordingID) }
+    }
+
+    static func fetchLink(_ db: Database, recordingID: Int64) throws -> ExistingLink? {
+        try Row.fetchOne(db, sql: "SELECT * FROM links WHERE recording_id = ?", arguments: [recordingID]).map { row in
+            ExistingLink(
+                recordingID: row["recording_id"], state: LinkState(rawValue: row["state"]) ?? .unlinked,
+                method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row["is_manual"],
+                meetingID: row["meeting_id"], eventID: row["event_id"], cachedTitle: row["cached_title"],
+                cachedStart: (row["cached_starts_at"] as Int64?).map(date(milliseconds:)),
+                cachedEnd: (row["cached_ends_at"] as Int64?).map(date(milliseconds:)))
+        }
+    }
+
+    public func saveLink(_ update: LinkUpdate) async throws {
+        try await writer.write { db in
+            let before = try Self.fetchLink(db, recordingID: update.recordingID)
+            let now = Self.milliseconds(update.at)
+            var meetingID = update.keepsCache ? before?.meetingID : nil
+            if let eventID = update.eventID {
+                guard let event = try Row.fetchOne(
+                    db, sql: "SELECT meeting_id, title, starts_at, ends_at, ical_uid, remote_id FROM events WHERE id = ?",
+                    arguments: [eventID])
+                else { throw StoreError.notFound(entity: "event", reference: String(eventID)) }
+                meetingID = event["meeting_id"]
+                try db.execute(
+                    sql: """
+                        INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates,
+                            cached_title, cached_starts_at, cached_ends_at, cached_ical_uid, cached_event_remote_id, validated_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = excluded.event_id,
+                            method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
+                            candidates = excluded.candidates, cached_title = excluded.cached_title,
+                            cached_starts_at = excluded.cached_starts_at, cached_ends_at = excluded.cached_ends_at,
+                            cached_ical_uid = excluded.cached_ical_uid, cached_event_remote_id = excluded.cached_event_remote_id,
+                            validated_at = excluded.validated_at, updated_at = excluded.updated_at
+                        """,
+                    arguments: [
+                        update.recordingID, meetingID, eventID, update.method?.rawValue, update.score, update.state.rawValue,
+                        update.isManual, update.candidatesJSON, event["title"], event["starts_at"], event["ends_at"],
+                        event["ical_uid"], event["remote_id"], now, now,
+                    ])
+                // The attendee cache follows the event; the organizer is one of them.
+                try db.execute(sql: "DELETE FROM link_attendees WHERE recording_id = ?", arguments: [update.recordingID])
+                try db.execute(
+                    sql: """
+                        INSERT INTO link_attendees (recording_id, email, name, role, response)
+                        SELECT ?, email, name, role, response FROM event_attendees WHERE event_id = ?
+                        ON CONFLICT DO NOTHING
+                        """,
+                    arguments: [update.recordingID, eventID])
+                try db.execute(
+                    sql: """
+                        INSERT INTO link_attendees (recording_id, email, name, role, response)
+                        SELECT ?, organizer_email, organizer_name, 'organizer', 'accepted' FROM events
+                        WHERE id = ? AND organizer_email IS NOT NULL
+                        ON CONFLICT DO NOTHING
+                        """,
+                    arguments: [update.recordingID, eventID])
+            } else {
+                try db.execute(
+                    sql: """
+                        INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates, validated_at, updated_at)
+                        VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = NULL,
+                            method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
+                            candidates = excluded.candidates, validated_at = excluded.validated_at, updated_at = excluded.updated_at
+                        """,
+                    arguments: [
+                        update.recordingID, meetingID, update.method?.rawValue, update.score, update.state.rawValue, update.isManual,
+                        update.candidatesJSON, now, now,
+                    ])
+                if !update.keepsCache {
+                    // Unlinked: nothing to cache. (An orphan keeps its title and attendees.)
+                    try db.execute(
+                        sql: """
+                            UPDATE links SET cached_title = NULL, cached_starts_at = NULL, cached_ends_at = NULL, cached_ical_uid = NULL,
+                                cached_event_remote_id = NULL WHERE recording_id = ?
+                            """,
+                        arguments: [update.recordingID])
+                    try db.execute(sql: "DELETE FROM link_attendees WHERE recording_id = ?", arguments: [update.recordingID])
+                }
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO link_history (recording_id, at, actor, action, from_state, to_state, from_meeting_id, to_meeting_id,
+                        method, score, reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    update.recordingID, now, update.actor, update.action, before?.state.rawValue, update.state.rawValue,
+                    before?.meetingID, meetingID, update.method?.rawValue, update.score, update.reason,
+                ])
+        }
+    }
+
+    public func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64] {
+        try await writer.read { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id FROM recordings r LEFT JOIN links l ON l.recording_id = r.id
+                    WHERE r.status = 'ready' AND r.recorded_at IS NOT NULL
+                      AND (l.recording_id IS NULL OR (l.is_manual = 0 AND l.state IN ('pending', 'unlinked', 'ambiguous')))
+                      AND (?1 IS NULL OR (r.recorded_at < ?2 AND r.recorded_at + coalesce(r.duration, 0) * 1000 > ?1))
+                    ORDER BY r.id
+                    """,
+                arguments: [window.map { Self.milliseconds($0.start) }, window.map { Self.milliseconds($0.end) }])
+        }
+    }
+
+    public func linksTouchedByEvents(changedSince since: Date) async throws -> [Int64] {
+        try await writer.read { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT l.recording_id FROM links l
+                    JOIN events e ON e.meeting_id = l.meeting_id OR e.id = l.event_id
+                    WHERE e.updated_at >= ? AND l.state IN ('linked', 'orphaned')
+                    ORDER BY l.recording_id
+                    """,
+                arguments: [Self.milliseconds(since)])
+        }
+    }
+
+    public func linkedRecordings() async throws -> [Int64] {
+        try await writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT recording_id FROM links ORDER BY recording_id")
+        }
+    }
+
+    public func changedEventSpan(since: Date) async throws -> DateInterval? {
+        try await writer.read { db in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT min(starts_at) AS first, max(ends_at) AS last FROM events WHERE updated_at >= ?",
+                arguments: [Self.milliseconds(since)]),
+                let first = row["first"] as Int64?, let last = row["last"] as Int64?
+            else { return nil }
+            return DateInterval(start: Self.date(milliseconds: first), end: Self.date(milliseconds: max(first, last)))
+        }
+    }
+
+    public func links(state: LinkState?, visibleTo userID: Int64?, afterRecordingID: Int64?, limit: Int) async throws -> [LinkSummary] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT l.*, r.title AS recording_title, r.recorded_at, u.name AS owner_name FROM links l
+                    JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
+                    WHERE l.recording_id > ?1 AND (?2 IS NULL OR l.state = ?2) AND (?3 IS NULL OR r.owner_id = ?3)
+                    ORDER BY l.recording_id LIMIT ?4
+                    """,
+                arguments: [afterRecordingID ?? 0, state?.rawValue, userID, limit]
+            ).map { row in
+                LinkSummary(
+                    recording: row["recording_id"], recordingTitle: row["recording_title"],
+                    recordedAt: (row["recorded_at"] as Int64?).map(Self.date(milliseconds:)), owner: row["owner_name"],
+                    state: LinkState(rawValue: row["state"]) ?? .unlinked,
+                    method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row["is_manual"],
+                    score: row["score"], meeting: row["meeting_id"], meetingTitle: row["cached_title"],
+                    meetingStart: (row["cached_starts_at"] as Int64?).map(Self.date(milliseconds:)),
+                    meetingEnd: (row["cached_ends_at"] as Int64?).map(Self.date(milliseconds:)), candidates: row["candidates"],
+                    validatedAt: (row["validated_at"] as Int64?).map(Self.date(milliseconds:)))
+            }
+        }
+    }
+
+    public func linkHistory(recordingID: Int64) async throws -> [LinkHistoryEntry] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM link_history WHERE recording_id = ? ORDER BY at, id", arguments: [recordingID]).map {
+                LinkHistoryEntry(
+                    at: Self.date(milliseconds: $0["at"]), actor: $0["actor"], action: $0["action"],
+                    fromState: ($0["from_state"] as String?).flatMap(LinkState.init(rawValue:)),
+                    toState: ($0["to_state"] as String?).flatMap(LinkState.init(rawValue:)), fromMeeting: $0["from_meeting_id"],
+                    toMeeting: $0["to_meeting_id"], method: ($0["method"] as String?).flatMap(LinkMethod.init(rawValue:)),
+                    score: $0["score"], reason: $0["reason"])
+            }
+        }
+    }
+
+    public func linkAttendees(recordingID: Int64) async throws -> [Attendee] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT email, name, role, response FROM link_attendees WHERE recording_id = ? ORDER BY role = 'organizer' DESC, email",
+                arguments: [recordingID]
+            ).map(Self.attendee)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+/// `steno recordings explain ID`: every candidate meeting with the terms of its score.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain", abstract: "Show every candidate meeting of a recording, the arithmetic of its score, and why the winner won.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The recording id.") var id: Int64
+
+    func run() throws {
+        try reportingFailures {
+            let explanation = try global.withClient { try $0.call(StenoMethods.recordingsExplain, RecordingReferenceParams(id: id)) }
+            guard global.format == .table else {
+                Output.print(Output.json(explanation), table: TableWriter([]), format: global.format)
+                return
+            }
+            print("recording \(explanation.recording): \(explanation.state.rawValue)\(explanation.method.map { " by \($0.rawValue)" } ?? "")"
+                + "\(explanation.meeting.map { " to meeting \($0)" } ?? "")")
+            print("why: \(explanation.reason)")
+            if let stored = explanation.stored, stored.isManual || stored.state != explanation.state || stored.meeting != explanation.meeting {
+                print("stored link: \(stored.state.rawValue)\(stored.isManual ? " (by hand)" : "")\(stored.meeting.map { " to meeting \($0)" } ?? "")")
+            }
+            if explanation.candidates.isEmpty {
+                print("no candidates")
+                return
+            }
+            for candidate in explanation.candidates {
+                let marker = candidate.meeting == explanation.meeting ? "→" : " "
+                print("\n\(marker) meeting \(candidate.meeting) \"\(candidate.title)\" \(Output.date(candidate.start))–\(Output.date(candidate.end))"
+                    + "  score \(String(format: "%.2f", candidate.score))")
+                if let excluded = candidate.excludedBecause { print("    not linkable by time: \(excluded)") }
+                for term in candidate.terms {
+                    print("    \(String(format: "%+.2f", term.points))  \(term.name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(term.detail)")
+                }
+            }
+        }
+    }
+}
+
+/// `steno links …`: what each recording is linked to; history.
+struct LinksCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "links", abstract: "List links (orphaned, ambiguous, pending…) and their history.",
+        subcommands: [List.self, History.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the links of your recordings (admins: all).")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var list: ListOptions
+        @Flag(name: .long, help: "Only links whose meeting disappeared.") var orphaned = false
+        @Flag(name: .long, help: "Only links too close to call.") var ambiguous = false
+        @Flag(name: .long, help: "Only links waiting for their event to be mirrored.") var pending = false
+        @Option(name: .long, help: "Only links in this state: linked, ambiguous, orphaned, pending, unlinked.") var state: LinkState?
+
+        func run() throws {
+            try reportingFailures {
+                let chosen = state ?? (orphaned ? .orphaned : ambiguous ? .ambiguous : pending ? .pending : nil)
+                let (links, more) = try global.withClient { client in
+                    try list.collect { cursor, size in
+                        try client.call(StenoMethods.linksList, LinkListParams(state: chosen, cursor: cursor, limit: size))
+                    }
+                }
+                var table = TableWriter(["RECORDING", "RECORDED", "OWNER", "STATE", "METHOD", "SCORE", "MEETING", "TITLE"])
+                for link in links {
+                    table.add([
+                        String(link.recording), link.recordedAt.map(Output.date) ?? "-", link.owner ?? "-",
+                        link.state.rawValue + (link.isManual ? " (by hand)" : ""), link.method?.rawValue ?? "-",
+                        link.score.map { String(format: "%.2f", $0) } ?? "-", link.meeting.map(String.init) ?? "-",
+                        link.meetingTitle ?? (link.candidates.map { "candidates \($0)" } ?? "-"),
+                    ])
+                }
+                Output.print(Output.json(links), table: table, format: global.format)
+                if more && global.format == .table { print("(more links: use --all or a larger --limit)") }
+            }
+        }
+    }
+
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every change of a recording's link, oldest first.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The recording id.") var recording: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let entries = try global.withClient { try $0.call(StenoMethods.linksHistory, RecordingReferenceParams(id: recording)) }
+                var table = TableWriter(["AT", "BY", "ACTION", "STATE", "MEETING", "REASON"])
+                for entry in entries {
+                    table.add([
+                        Output.date(entry.at), entry.actor, entry.action,
+                        "\(entry.fromState?.rawValue ?? "-") → \(entry.toState?.rawValue ?? "-")",
+                        "\(entry.fromMeeting.map(String.init) ?? "-") → \(entry.toMeeting.map(String.init) ?? "-")", entry.reason ?? "",
+                    ])
+                }
+                Output.print(Output.json(entries), table: table, format: global.format)
+            }
+        }
+    }
+}
+
+/// `steno link RECORDING MEETING`: a manual link, which automatic linking never overrides.
+struct LinkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link", abstract: "Link a recording to a meeting by hand (wins over automatic links, survives revalidation).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The recording id.") var recording: Int64
+    @Argument(help: "The meeting id.") var meeting: Int64
+
+    func run() throws {
+        try reportingFailures {
+            let link = try global.withClient { try $0.call(StenoMethods.linksSet, LinkSetParams(recording: recording, meeting: meeting)) }
+            Output.done(
+                link, "recording \(link.recording) linked by hand to meeting \(link.meeting.map(String.init) ?? "?") \"\(link.meetingTitle ?? "")\"",
+                format: global.format)
+        }
+    }
+}
+
+/// `steno unlink RECORDING`: a manual unlink.
+struct UnlinkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlink", abstract: "Unlink a recording by hand; automatic linking leaves it alone until you link it.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The recording id.") var recording: Int64
+
+    func run() throws {
+        try reportingFailures {
+            let link = try global.withClient { try $0.call(StenoMethods.linksRemove, RecordingReferenceParams(id: recording)) }
+            Output.done(link, "recording \(link.recording) unlinked by hand", format: global.format)
+        }
+    }
+}
+
+/// `steno revalidate [--wait]`: re-check every link now.
+struct RevalidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revalidate", abstract: "Re-check every link against the calendars now (admin); the nightly run does the same.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Wait for the end; show progress and the counts.") var wait = false
+    @Option(name: .long, help: "With --wait: give up after this many seconds.") var timeout: Double = 3600
+
+    func run() throws {
+        try reportingFailures {
+            try global.withClient { client in
+                let queued = try client.call(StenoMethods.linksRevalidate)
+                guard wait else {
+                    Output.done(queued, "revalidation queued as job \(queued.job.id); follow with: steno jobs show \(queued.job.id)", format: global.format)
+                    return
+                }
+                let finished = try JobWaiting.wait(for: [queued.job.id], label: "revalidating", what: "revalidation", timeout: timeout, client: client)
+                guard let job = finished[queued.job.id] else { return }
+                guard job.state == .succeeded, let result = job.result.flatMap({ try? JSONValue.parse($0) }) else {
+                    throw CLIFailure(message: "revalidation \(job.state.rawValue): \(job.lastError ?? "")", exitCode: 1)
+                }
+                if global.format != .table {
+                    Output.print(result, table: TableWriter([]), format: global.format)
+                    return
+                }
+                func count(_ key: String) -> Int64 { result[key]?.intValue ?? 0 }
+                print("still valid \(count("still-valid")), refreshed \(count("refreshed")), relinked \(count("relinked")), "
+                    + "orphaned \(count("orphaned")), unchanged orphans \(count("unchanged-orphan")), unlinked \(count("unlinked")), "
+                    + "ambiguous \(count("ambiguous")), newly linked \(count("newly-linked"))")
+            }
+        }
+    }
+}
+extension LinkState: ExpressibleByArgument {}

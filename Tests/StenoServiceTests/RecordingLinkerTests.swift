@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import StenoCalendar
+import StenoCore
+import StenoStore
+import Testing
+
+@testable import StenoService
+
+/// Linking and revalidation through the store, against the sample calendar mirrored by ICS.
+@Suite("Recording linker over the catalog")
+struct RecordingLinkerTests {
+    let root = NSTemporaryDirectory() + "steno-link-" + UUID().uuidString
+    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Media/calendars/team.ics").path
+    let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
+
+    func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text) ?? Date.distantPast }
+
+    /// Alice's catalog with the sample calendar mirrored from a copy she may edit.
+    func setUp() async throws -> (SQLiteCatalog, CalendarSyncer, CalendarAccount, HTTPTransport, String, User) {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let file = root + "/team.ics"
+        try FileManager.default.copyItem(atPath: Self.sample, toPath: file)
+        let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
+        let alice = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
+        let account = try await catalog.addAccount(
+            CalendarAccountDraft(provider: .ics, ownerID: alice.id, displayName: file, settings: ["source": file]), now: now)
+        let transport = HTTPTransport()
+        let syncer = CalendarSyncer(
+            store: catalog, providers: [ICSProvider(transport: transport, defaultTimeZone: TimeZone(identifier: "UTC") ?? .current)],
+            secrets: nil, settings: CalendarSettings(), logger: Logger(label: "test"))
+        _ = try await syncer.sync(accountID: account.id, now: now)
+        return (catalog, syncer, account, transport, file, alice)
+    }
+
+    func record(_ catalog: SQLiteCatalog, _ name: String, at start: Date, minutes: Double, owner: Int64, iCalUID: String? = nil) async throws -> Int64 {
+        try await catalog.recordIngest(
+            IngestRecord(
+                path: "alice/\(name)", size: 10, modified: start, contentHash: name, ownerID: owner,
+                outcome: .ready(RecordingMetadata(
+                    format: "wav", codec: "pcm", duration: minutes * 60, recordedAt: start, recordedAtSource: .sidecar, iCalUIDHint: iCalUID)),
+                now: now)
+        ).id
+    }
+
+    @Test func recordingsLinkAndLinksFollowTheCalendar() async throws {
+        let (catalog, syncer, account, transport, file, alice) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let linker = RecordingLinker(store: catalog)
+        // 11:00 Berlin = 10:00Z: the moved standup of 2026-11-20, not its original 08:30Z slot.
+        let standup = try await record(catalog, "standup.wav", at: utc("2026-11-20T10:01:00Z"), minutes: 13, owner: alice.id)
+        let review = try await record(catalog, "review.wav", at: utc("2026-11-18T13:02:00Z"), minutes: 55, owner: alice.id)
+        let identity = try await record(
+            catalog, "offsite.wav", at: utc("2026-11-26T09:00:00Z"), minutes: 30, owner: alice.id, iCalUID: "offsite-2026@steno.example")
+        let waiting = try await record(
+            catalog, "later.wav", at: utc("2026-11-24T09:00:00Z"), minutes: 30, owner: alice.id, iCalUID: "not-yet@steno.example")
+        let nothing = try await record(catalog, "memo.wav", at: utc("2026-11-21T20:00:00Z"), minutes: 5, owner: alice.id)
+        for id in [standup, review, identity, waiting, nothing] { try await linker.link(recordingID: id) }
+
+        func link(_ id: Int64) async throws -> LinkSummary? {
+            try await catalog.links(state: nil, visibleTo: nil, afterRecordingID: id - 1, limit: 1).first
+        }
+        let linkedStandup = try #require(try await link(standup))
+        #expect(linkedStandup.state == .linked && linkedStandup.method == .overlap && linkedStandup.meetingTitle == "Team standup (moved)")
+        #expect(try await link(review)?.meetingTitle == "Design review: inbox watcher")
+        let identityLink = try await link(identity)
+        #expect(identityLink?.state == .linked && identityLink?.method == .iCalUID)
+        #expect(try await link(waiting)?.state == .pending)
+        #expect(try await link(nothing)?.state == .unlinked)
+        // The attendee cache holds the event's attendees with their answers (and non-ASCII names).
+        let attendees = try await catalog.linkAttendees(recordingID: review).map { "\($0.name ?? ""):\($0.response.rawValue)" }
+        #expect(attendees.contains("田中 花子:none") && attendees.contains("Alice Example:accepted"))
+
+        // The review is deleted; the standup moves 3 hours later; the pending event arrives.
+        var text = try String(contentsOfFile: file, encoding: .utf8)
+        let reviewStart = try #require(text.range(of: "BEGIN:VEVENT\nUID:design-review"))
+        let reviewEnd = try #require(text.range(of: "END:VEVENT\n", range: reviewStart.upperBound..<text.endIndex))
+        text.removeSubrange(reviewStart.lowerBound..<reviewEnd.upperBound)
+        text = text.replacingOccurrences(of: "DTSTART;TZID=Europe/Berlin:20261120T110000", with: "DTSTART;TZID=Europe/Berlin:20261120T140000")
+            .replacingOccurrences(of: "DTEND;TZID=Europe/Berlin:20261120T111500", with: "DTEND;TZID=Europe/Berlin:20261120T141500")
+        text = text.replacingOccurrences(
+            of: "END:VCALENDAR",
+            with: "BEGIN:VEVENT\nUID:not-yet@steno.example\nDTSTART:20261124T090000Z\nDTEND:20261124T093000Z\nSUMMARY:Arrived late\nEND:VEVENT\nEND:VCALENDAR")
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let before = Date().addingTimeInterval(-1)
+        _ = try await syncer.sync(accountID: account.id, now: now)
+        let handler = LinksAfterSyncJobHandler(linker: linker, store: catalog)
+        let payload = "{\"since\":\(Int64(before.timeIntervalSince1970 * 1000))}"
+        let job = Job(id: 1, kind: LinksAfterSyncJobHandler.kind, payload: payload, state: .running, priority: 0, attempts: 1, maxAttempts: 5,
+                      runAt: before, createdAt: before, updatedAt: before)
+        _ = try await handler.run(job, context: JobContext(logger: Logger(label: "test"), workerID: "test"))
+
+        let orphan = try #require(try await link(review))
+        #expect(orphan.state == .orphaned && orphan.meetingTitle == "Design review: inbox watcher")
+        #expect(try await catalog.linkAttendees(recordingID: review).count == 4)
+        #expect(try await link(standup)?.state == .unlinked)
+        let arrived = try #require(try await link(waiting))
+        #expect(arrived.state == .linked && arrived.method == .iCalUID && arrived.meetingTitle == "Arrived late")
+        let history = try await catalog.linkHistory(recordingID: review)
+        #expect(history.map(\.action) == ["linked", "orphaned"])
+        #expect(history.last?.actor == "revalidation")
+
+        // A manual link wins and survives revalidation; so does a manual unlink.
+        let meetingOfOffsite = try #require(try await link(identity)?.meeting)
+        try await catalog.saveLink(
+            LinkUpdate(recordingID: nothing, state: .linked, method: .manual, isManual: true,
+                       eventID: try await catalog.meetingEvents(meetingID: meetingOfOffsite, exceptEventID: nil, ownerID: alice.id).first?.eventID,
+                       actor: "alice", action: "linked-by-hand", reason: "test"))
+        #expect(try await linker.revalidate(recordingID: nothing) == .stillValid)
+        #expect(try await linker.link(recordingID: nothing) == nil)
+        #expect(try await link(nothing)?.isManual == true)
+        try await transport.shutdown()
+    }
+}
