@@ -36,17 +36,17 @@ struct CalendarAccountsEndToEndTests {
         let listed = try accounts(daemon)
         #expect(listed.count == 1)
         let account = try #require(listed.first)
-        #expect(account.owner == "alice" && account.health == .ok && account.calendars == 1 && account.events == 28)
+        #expect(account.owner == "alice" && account.health == .ok && account.calendars == 1 && account.events == 33)
         #expect(account.lastSuccessAt != nil && account.nextSyncAt != nil)
 
         let calendars = try steno(daemon, ["calendars"])
-        #expect(calendars.status == 0 && calendars.stdout.contains("Team") && calendars.stdout.contains("28"))
+        #expect(calendars.status == 0 && calendars.stdout.contains("Team") && calendars.stdout.contains("33"))
 
         // A sync of an unchanged file changes nothing.
         let sync = try steno(daemon, ["sync", "--wait"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let rows = sync.stdout.split(separator: "\n").filter { $0.hasPrefix(String(account.id)) }
-        #expect(rows.count == 1 && rows[0].contains(" ok ") && !rows[0].contains("28"))
+        #expect(rows.count == 1 && rows[0].contains(" ok ") && !rows[0].contains("33"))
 
         // Adding the same source twice is a conflict.
         let again = try steno(daemon, ["accounts", "add", "ics", Self.sample, "--owner", "alice"])
@@ -86,7 +86,7 @@ struct CalendarAccountsEndToEndTests {
         let own = try runAsOtherUser(cli, ["--socket", daemon.socketPath, "accounts", "add", "ics", secret, "--wait"])
         #expect(own.status == 0, "\(own.stderr)")
         let bobs = try accounts(daemon, as: true)
-        #expect(bobs.count == 1 && bobs.first?.owner == "bob" && bobs.first?.events == 28)
+        #expect(bobs.count == 1 && bobs.first?.owner == "bob" && bobs.first?.events == 33)
         // The admin sees both.
         #expect(try accounts(daemon).count == 2)
     }

@@ -60,7 +60,7 @@ struct ICSCalendarSyncTests {
             #expect(standups.first?.occurrence.start == utc("2026-11-02T08:30:00Z"))
             // The moved occurrence keeps its identity (its original start) and has its new time.
             let moved = try #require(standups.first { $0.occurrence.title == "Team standup (moved)" })
-            #expect(moved.occurrence.start == utc("2026-11-20T10:00:00Z"))
+            #expect(moved.occurrence.start == utc("2026-11-20T09:30:00Z"))
             #expect(moved.occurrence.recurrenceID == utc("2026-11-20T08:30:00Z"))
             #expect(moved.occurrence.meetingIdentity == "standup-7f3a@steno.example#20261120T083000Z")
             #expect(moved.occurrence.attendees.first { $0.email == "zoe@example.com" }?.response == .declined)

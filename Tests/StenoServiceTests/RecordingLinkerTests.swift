@@ -44,13 +44,17 @@ struct RecordingLinkerTests {
         ).id
     }
 
+    static func link(_ id: Int64, in catalog: SQLiteCatalog) async throws -> LinkSummary? {
+        try await catalog.links(state: nil, visibleTo: nil, afterRecordingID: id - 1, limit: 1).first
+    }
+
     @Test func recordingsLinkAndLinksFollowTheCalendar() async throws {
         let (catalog, syncer, account, transport, file, alice) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let linker = RecordingLinker(store: catalog)
-        // 11:00 Berlin = 10:00Z: the moved standup of 2026-11-20, not its original 08:30Z slot.
-        let standup = try await record(catalog, "standup.wav", at: utc("2026-11-20T10:01:00Z"), minutes: 13, owner: alice.id)
-        let review = try await record(catalog, "review.wav", at: utc("2026-11-18T13:02:00Z"), minutes: 55, owner: alice.id)
+        // 10:30 Berlin = 09:30Z: the moved standup of 2026-11-20, not its original 08:30Z slot.
+        let standup = try await record(catalog, "standup.wav", at: utc("2026-11-20T09:31:00Z"), minutes: 13, owner: alice.id)
+        let review = try await record(catalog, "review.wav", at: utc("2026-11-18T14:02:00Z"), minutes: 55, owner: alice.id)
         let identity = try await record(
             catalog, "offsite.wav", at: utc("2026-11-26T09:00:00Z"), minutes: 30, owner: alice.id, iCalUID: "offsite-2026@steno.example")
         let waiting = try await record(
@@ -58,9 +62,7 @@ struct RecordingLinkerTests {
         let nothing = try await record(catalog, "memo.wav", at: utc("2026-11-21T20:00:00Z"), minutes: 5, owner: alice.id)
         for id in [standup, review, identity, waiting, nothing] { try await linker.link(recordingID: id) }
 
-        func link(_ id: Int64) async throws -> LinkSummary? {
-            try await catalog.links(state: nil, visibleTo: nil, afterRecordingID: id - 1, limit: 1).first
-        }
+        func link(_ id: Int64) async throws -> LinkSummary? { try await Self.link(id, in: catalog) }
         let linkedStandup = try #require(try await link(standup))
         #expect(linkedStandup.state == .linked && linkedStandup.method == .overlap && linkedStandup.meetingTitle == "Team standup (moved)")
         #expect(try await link(review)?.meetingTitle == "Design review: inbox watcher")
@@ -77,8 +79,8 @@ struct RecordingLinkerTests {
         let reviewStart = try #require(text.range(of: "BEGIN:VEVENT\nUID:design-review"))
         let reviewEnd = try #require(text.range(of: "END:VEVENT\n", range: reviewStart.upperBound..<text.endIndex))
         text.removeSubrange(reviewStart.lowerBound..<reviewEnd.upperBound)
-        text = text.replacingOccurrences(of: "DTSTART;TZID=Europe/Berlin:20261120T110000", with: "DTSTART;TZID=Europe/Berlin:20261120T140000")
-            .replacingOccurrences(of: "DTEND;TZID=Europe/Berlin:20261120T111500", with: "DTEND;TZID=Europe/Berlin:20261120T141500")
+        text = text.replacingOccurrences(of: "DTSTART;TZID=Europe/Berlin:20261120T103000", with: "DTSTART;TZID=Europe/Berlin:20261120T133000")
+            .replacingOccurrences(of: "DTEND;TZID=Europe/Berlin:20261120T104500", with: "DTEND;TZID=Europe/Berlin:20261120T134500")
         text = text.replacingOccurrences(
             of: "END:VCALENDAR",
             with: "BEGIN:VEVENT\nUID:not-yet@steno.example\nDTSTART:20261124T090000Z\nDTEND:20261124T093000Z\nSUMMARY:Arrived late\nEND:VEVENT\nEND:VCALENDAR")

@@ -109,6 +109,7 @@ public struct StenoDaemon: Sendable {
         ).register(in: &table)
         LinkMethods(store: store, queue: queue, linker: linker ?? RecordingLinker(store: store, policy: configuration.links.policy))
             .register(in: &table)
+        MeetingMethods(store: store).register(in: &table)
         let resolver = CallerResolver(store: store, daemonUID: getuid())
         return RPCDispatcher(methods: table, resolver: resolver, logger: logger)
     }

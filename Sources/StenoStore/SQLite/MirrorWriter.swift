@@ -44,11 +44,29 @@ struct MirrorWriter {
             // Everything the source no longer lists is gone.
             for rows in existing.values { try tombstone(rows) }
         }
+        try refreshSearch(meetingIDs: summary.touchedMeetingIDs)
         if let state = changes.syncState {
             try db.execute(
                 sql: "UPDATE calendars SET sync_state = ?, updated_at = ? WHERE id = ?", arguments: [state, now, calendarID])
         }
         return summary
+    }
+
+    /// Re-indexes the touched meetings for `steno search`: title and every attendee's name and email.
+    func refreshSearch(meetingIDs: Set<Int64>) throws {
+        let delete = try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid = ?")
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO meeting_search (rowid, title, attendees)
+                SELECT m.id, m.title,
+                    (SELECT group_concat(coalesce(a.name, '') || ' ' || a.email, ' ') FROM event_attendees a
+                     JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
+                FROM meetings m WHERE m.id = ?
+                """)
+        for id in meetingIDs {
+            try delete.execute(arguments: [id])
+            try insert.execute(arguments: [id])
+        }
     }
 
     func upsertCalendar(_ calendar: CalendarDescriptor, accountID: Int64) throws -> Int64 {

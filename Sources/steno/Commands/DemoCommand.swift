@@ -65,6 +65,7 @@ struct DemoCommand: ParsableCommand {
             print(RecordingsCommand.table(recordings, reasons: false).renderTable())
             print("")
             try Self.mirrorSampleCalendars(from: mediaURL.appendingPathComponent("calendars").path, client: client)
+            try Self.showLinks(client: client)
             let after = try client.call(StenoMethods.systemStatus)
             var counts = TableWriter(["TABLE", "ROWS"])
             for (name, count) in after.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
@@ -90,6 +91,32 @@ struct DemoCommand: ParsableCommand {
         print(AccountsCommand.table(accounts.items).renderTable())
         for account in accounts.items where account.health != .ok {
             print("account \(account.id): \(account.lastError ?? "")")
+        }
+        print("")
+    }
+
+    /// Waits for linking to settle, then shows links, recorded meetings and one meeting's attendees.
+    static func showLinks(client: StenoClient) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            var busy = 0
+            for state in [JobState.queued, .running, .failed] {
+                busy += try client.call(StenoMethods.jobsList, JobListParams(state: state, limit: 1000)).items
+                    .filter { ["ingest", "calendar.sync", "link", "links.after-sync"].contains($0.kind) }.count
+            }
+            if busy == 0 { break }
+            usleep(100_000)
+        }
+        print("Links (each recording and the meeting it captured; steno links):\n")
+        let links = try client.call(StenoMethods.linksList, LinkListParams(limit: 100)).items
+        print(LinksCommand.table(links).renderTable())
+        print("\nRecorded meetings (steno meetings --recorded):\n")
+        let meetings = try client.call(StenoMethods.meetingsList, MeetingListParams(recorded: true, limit: 100)).items
+        print(MeetingsCommand.table(meetings).renderTable())
+        if let meeting = meetings.first(where: { $0.title.contains("moved") }) ?? meetings.first {
+            print("\nAttendees of meeting \(meeting.id), \"\(meeting.title)\" (steno attendees \(meeting.id)):\n")
+            let attendees = try client.call(StenoMethods.attendeesList, MeetingIDParams(id: meeting.id))
+            print(AttendeesCommand.table(attendees).renderTable())
         }
         print("")
     }

@@ -63,19 +63,33 @@ struct LinksCommand: ParsableCommand {
                         try client.call(StenoMethods.linksList, LinkListParams(state: chosen, cursor: cursor, limit: size))
                     }
                 }
-                var table = TableWriter(["RECORDING", "RECORDED", "OWNER", "STATE", "METHOD", "SCORE", "MEETING", "TITLE"])
-                for link in links {
-                    table.add([
-                        String(link.recording), link.recordedAt.map(Output.date) ?? "-", link.owner ?? "-",
-                        link.state.rawValue + (link.isManual ? " (by hand)" : ""), link.method?.rawValue ?? "-",
-                        link.score.map { String(format: "%.2f", $0) } ?? "-", link.meeting.map(String.init) ?? "-",
-                        link.meetingTitle ?? (link.candidates.map { "candidates \($0)" } ?? "-"),
-                    ])
-                }
-                Output.print(Output.json(links), table: table, format: global.format)
+                Output.print(Output.json(links), table: LinksCommand.table(links), format: global.format)
                 if more && global.format == .table { print("(more links: use --all or a larger --limit)") }
             }
         }
+    }
+
+    static func table(_ links: [LinkSummary]) -> TableWriter {
+        var table = TableWriter(["RECORDING", "RECORDED", "OWNER", "STATE", "METHOD", "SCORE", "MEETING", "TITLE"])
+        for link in links {
+            table.add([
+                String(link.recording), link.recordedAt.map(Output.date) ?? "-", link.owner ?? "-",
+                link.state.rawValue + (link.isManual ? " (by hand)" : ""), link.method?.rawValue ?? "-",
+                link.score.map { String(format: "%.2f", $0) } ?? "-", link.meeting.map(String.init) ?? "-",
+                link.meetingTitle ?? link.candidates.map(contenders) ?? "-",
+            ])
+        }
+        return table
+    }
+
+    /// "too close to call: meetings 1 (0.80), 7 (0.80)" from an ambiguous link's candidates.
+    static func contenders(_ json: String) -> String {
+        guard case .array(let items)? = try? JSONValue.parse(json) else { return json }
+        let described = items.compactMap { item -> String? in
+            guard let meeting = item["meeting"]?.intValue else { return nil }
+            return "\(meeting) (\(item["score"]?.doubleValue.map { String(format: "%.2f", $0) } ?? "?"))"
+        }
+        return "too close to call: meetings " + described.joined(separator: ", ")
     }
 
     struct History: ParsableCommand {

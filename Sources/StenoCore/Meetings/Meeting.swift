@@ -1,0 +1,126 @@
+import Foundation
+
+/// A meeting as `steno meetings` lists it: one real-world meeting, however many calendars
+/// hold it, with the recordings linked to it.
+public struct MeetingSummary: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var title: String
+    public var start: Date?
+    public var end: Date?
+    public var organizer: Attendee?
+    public var attendeeCount: Int
+    /// Ids of the recordings linked to it.
+    public var recordings: [Int64]
+    public var location: String?
+    public var onlineMeetingURL: String?
+    public var isCancelled: Bool
+    /// Whether no calendar holds it any more (it lives on in its links' caches).
+    public var isGone: Bool
+
+    public init(
+        id: Int64, title: String, start: Date?, end: Date?, organizer: Attendee?, attendeeCount: Int, recordings: [Int64],
+        location: String?, onlineMeetingURL: String?, isCancelled: Bool, isGone: Bool
+    ) {
+        self.id = id
+        self.title = title
+        self.start = start
+        self.end = end
+        self.organizer = organizer
+        self.attendeeCount = attendeeCount
+        self.recordings = recordings
+        self.location = location
+        self.onlineMeetingURL = onlineMeetingURL
+        self.isCancelled = isCancelled
+        self.isGone = isGone
+    }
+}
+
+/// A meeting with its attendees and recordings: `steno meetings show`.
+public struct MeetingDetail: Sendable, Hashable, Codable {
+    public var meeting: MeetingSummary
+    /// From the calendars when the meeting is there, else from its links' cache.
+    public var attendees: [Attendee]
+    public var recordings: [MeetingRecording]
+
+    public init(meeting: MeetingSummary, attendees: [Attendee], recordings: [MeetingRecording]) {
+        self.meeting = meeting
+        self.attendees = attendees
+        self.recordings = recordings
+    }
+}
+
+/// A recording linked to a meeting, with how it was linked.
+public struct MeetingRecording: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var title: String?
+    public var recordedAt: Date?
+    public var duration: Double?
+    public var owner: String?
+    public var state: LinkState
+    public var method: LinkMethod?
+    public var score: Double?
+
+    public init(
+        id: Int64, title: String?, recordedAt: Date?, duration: Double?, owner: String?, state: LinkState, method: LinkMethod?, score: Double?
+    ) {
+        self.id = id
+        self.title = title
+        self.recordedAt = recordedAt
+        self.duration = duration
+        self.owner = owner
+        self.state = state
+        self.method = method
+        self.score = score
+    }
+}
+
+/// Filters of a meetings list.
+public struct MeetingQuery: Sendable, Hashable {
+    /// Starting at or after / before.
+    public var from: Date?
+    public var to: Date?
+    /// Only meetings this address organised or was invited to.
+    public var withEmail: String?
+    /// Only meetings whose title contains this text (case-insensitive).
+    public var titleContains: String?
+    /// true: only meetings with a recording; false: only those without.
+    public var recorded: Bool?
+    /// Only what this user may see; nil for an admin.
+    public var visibleTo: Int64?
+    /// Position in the ordered list (by start, then id).
+    public var offset: Int
+    public var limit: Int
+
+    public init(
+        from: Date? = nil, to: Date? = nil, withEmail: String? = nil, titleContains: String? = nil, recorded: Bool? = nil,
+        visibleTo: Int64? = nil, offset: Int = 0, limit: Int = 100
+    ) {
+        self.from = from
+        self.to = to
+        self.withEmail = withEmail
+        self.titleContains = titleContains
+        self.recorded = recorded
+        self.visibleTo = visibleTo
+        self.offset = offset
+        self.limit = limit
+    }
+}
+
+/// One `steno search` result.
+public struct SearchHit: Sendable, Hashable, Codable {
+    /// `meeting` or `recording`.
+    public var kind: String
+    public var id: Int64
+    public var title: String
+    /// The matching text with the match in [brackets].
+    public var snippet: String
+    public var start: Date?
+
+    public init(kind: String, id: Int64, title: String, snippet: String, start: Date?) {
+        self.kind = kind
+        self.id = id
+        self.title = title
+        self.snippet = snippet
+        self.start = start
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import StenoCore
+
+extension SQLiteCatalog {
+    /// Whether user `?v` may see meeting `m` (NULL `?v`: an admin, everything).
+    static let meetingVisible = """
+        (?v IS NULL
+         OR EXISTS (SELECT 1 FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
+                    WHERE e.meeting_id = m.id
+                      AND (a.owner_id = ?v
+                           OR e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = ?v)
+                           OR EXISTS (SELECT 1 FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
+                                      WHERE ea.event_id = e.id AND ue.user_id = ?v)))
+         OR EXISTS (SELECT 1 FROM links l JOIN recordings r ON r.id = l.recording_id WHERE l.meeting_id = m.id AND r.owner_id = ?v))
+        """
+
+    public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
+        try await writer.read { db in
+            var conditions = [Self.meetingVisible]
+            var arguments: [String: (any DatabaseValueConvertible)?] = ["v": query.visibleTo]
+            if let from = query.from {
+                conditions.append("m.starts_at >= :from")
+                arguments["from"] = Self.milliseconds(from)
+            }
+            if let to = query.to {
+                conditions.append("m.starts_at < :to")
+                arguments["to"] = Self.milliseconds(to)
+            }
+            if let email = query.withEmail {
+                conditions.append("""
+                    EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id
+                            AND (e.organizer_email = :email OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = :email)))
+                    """)
+                arguments["email"] = email
+            }
+            if let title = query.titleContains {
+                conditions.append("m.title LIKE :title ESCAPE '\\'")
+                arguments["title"] = "%" + title.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                    .replacingOccurrences(of: "_", with: "\\_") + "%"
+            }
+            if let recorded = query.recorded {
+                conditions.append(
+                    (recorded ? "" : "NOT ") + "EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned'))")
+            }
+            arguments["limit"] = query.limit
+            arguments["offset"] = query.offset
+            let sql = """
+                SELECT m.id FROM meetings m WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY m.starts_at, m.id LIMIT :limit OFFSET :offset
+                """
+            let ids = try Int64.fetchAll(db, sql: sql.replacingOccurrences(of: "?v", with: ":v"), arguments: StatementArguments(arguments))
+            return try ids.map { try Self.meetingSummary(db, id: $0) }
+        }
+    }
+
+    public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail {
+        try await writer.read { db in
+            let visible = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM meetings m WHERE m.id = :id AND \(Self.meetingVisible.replacingOccurrences(of: "?v", with: ":v"))",
+                arguments: ["id": id, "v": userID]) ?? false
+            guard visible else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
+            let summary = try Self.meetingSummary(db, id: id)
+            let recordings = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, r.title, r.recorded_at, r.duration, u.name AS owner_name, l.state, l.method, l.score
+                    FROM links l JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
+                    WHERE l.meeting_id = ? AND l.state IN ('linked', 'orphaned') ORDER BY r.recorded_at, r.id
+                    """,
+                arguments: [id]
+            ).map { row in
+                MeetingRecording(
+                    id: row["id"], title: row["title"], recordedAt: (row["recorded_at"] as Int64?).map(Self.date(milliseconds:)),
+                    duration: row["duration"], owner: row["owner_name"], state: LinkState(rawValue: row["state"]) ?? .linked,
+                    method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), score: row["score"])
+            }
+            return MeetingDetail(meeting: summary, attendees: try Self.meetingAttendees(db, id: id), recordings: recordings)
+        }
+    }
+
+    /// Attendees from the live events (one per email, the strongest role kept), else the links' cache.
+    static func meetingAttendees(_ db: Database, id: Int64) throws -> [Attendee] {
+        var live = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ea.email, ea.name, ea.role, ea.response FROM event_attendees ea JOIN events e ON e.id = ea.event_id
+                WHERE e.meeting_id = ? AND e.deleted_at IS NULL ORDER BY e.updated_at DESC, e.id DESC
+                """,
+            arguments: [id]
+        ).map(attendee)
+        if live.isEmpty {
+            live = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT la.email, la.name, la.role, la.response FROM link_attendees la JOIN links l ON l.recording_id = la.recording_id
+                    WHERE l.meeting_id = ?
+                    """,
+                arguments: [id]
+            ).map(attendee)
+        }
+        var seen = Set<String>()
+        let unique = live.filter { seen.insert($0.email).inserted }
+        return unique.sorted { ($0.role == .organizer ? 0 : 1, $0.email) < ($1.role == .organizer ? 0 : 1, $1.email) }
+    }
+
+    static func meetingSummary(_ db: Database, id: Int64) throws -> MeetingSummary {
+        guard let meeting = try Row.fetchOne(db, sql: "SELECT * FROM meetings WHERE id = ?", arguments: [id]) else {
+            throw StoreError.notFound(entity: "meeting", reference: String(id))
+        }
+        let event = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT organizer_email, organizer_name, location, online_meeting_url, status,
+                    (SELECT count(*) FROM events WHERE meeting_id = ?1 AND deleted_at IS NULL) AS live,
+                    (SELECT count(*) FROM events WHERE meeting_id = ?1 AND deleted_at IS NULL AND status != 'cancelled') AS active
+                FROM events WHERE meeting_id = ?1 ORDER BY deleted_at IS NOT NULL, updated_at DESC LIMIT 1
+                """,
+            arguments: [id])
+        let attendees = try meetingAttendees(db, id: id)
+        let recordings = try Int64.fetchAll(
+            db, sql: "SELECT recording_id FROM links WHERE meeting_id = ? AND state IN ('linked', 'orphaned') ORDER BY recording_id",
+            arguments: [id])
+        let organizerEmail: String? = event?["organizer_email"]
+        let live: Int = event?["live"] ?? 0
+        let active: Int = event?["active"] ?? 0
+        return MeetingSummary(
+            id: id, title: meeting["title"], start: (meeting["starts_at"] as Int64?).map(date(milliseconds:)),
+            end: (meeting["ends_at"] as Int64?).map(date(milliseconds:)),
+            organizer: organizerEmail.map { email in
+                attendees.first { $0.email == email.lowercased() }
+                    ?? Attendee(email: email, name: event?["organizer_name"], role: .organizer, response: .accepted)
+            },
+            attendeeCount: attendees.count, recordings: recordings, location: event?["location"],
+            onlineMeetingURL: event?["online_meeting_url"], isCancelled: live > 0 && active == 0, isGone: live == 0)
+    }
+
+    public func search(_ text: String, visibleTo userID: Int64?, limit: Int) async throws -> [SearchHit] {
+        let words = text.split { !$0.isLetter && !$0.isNumber }.map { "\"\($0)\"*" }
+        guard !words.isEmpty else { return [] }
+        let match = words.joined(separator: " ")
+        return try await writer.read { db in
+            let meetings = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet
+                    FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
+                    WHERE meeting_search MATCH :match AND \(Self.meetingVisible.replacingOccurrences(of: "?v", with: ":v"))
+                    ORDER BY rank LIMIT :limit
+                    """,
+                arguments: ["match": match, "v": userID, "limit": limit]
+            ).map {
+                SearchHit(kind: "meeting", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
+                          start: ($0["starts_at"] as Int64?).map(Self.date(milliseconds:)))
+            }
+            let recordings = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, coalesce(r.title, recording_search.path, '') AS title, r.recorded_at,
+                        snippet(recording_search, -1, '[', ']', '…', 8) AS snippet
+                    FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
+                    WHERE recording_search MATCH :match AND (:v IS NULL OR r.owner_id = :v)
+                    ORDER BY rank LIMIT :limit
+                    """,
+                arguments: ["match": match, "v": userID, "limit": limit]
+            ).map {
+                SearchHit(kind: "recording", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
+                          start: ($0["recorded_at"] as Int64?).map(Self.date(milliseconds:)))
+            }
+            return Array((meetings + recordings).prefix(limit))
+        }
+    }
+}
