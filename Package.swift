@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "steno-bench",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore",
+                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,10 +3,10 @@ import ArgumentParser
 /// `steno-bench`: performance checks that print figures and ratios against a baseline
 /// measured in the same run (never a timed unit test).
 @main
-struct StenoBench: ParsableCommand {
+struct StenoBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steno-bench",
         abstract: "Steno's benchmarks. Run in release: swift run -c release steno-bench <name>.",
-        subcommands: [RPCBenchmark.self, IngestBenchmark.self]
+        subcommands: [RPCBenchmark.self, IngestBenchmark.self, LinkBenchmark.self]
     )
 }

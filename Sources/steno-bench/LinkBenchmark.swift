@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import StenoCore
+import StenoService
+import StenoStore
+
+/// `steno-bench link`: links recordings against a large generated mirror, then revalidates
+/// every link; prints time and the process's peak memory.
+struct LinkBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract: "Link N recordings against M mirrored occurrences, then revalidate (targets: each < 10 s, peak memory < 500 MB).")
+
+    @Option(help: "Recordings to link.") var recordings = 100_000
+    @Option(help: "Mirrored event occurrences.") var occurrences = 1_000_000
+    @Option(help: "Users (each with one calendar account).") var users = 100
+    @Option(help: "Where the generated catalog lives (removed afterwards).") var directory = "/tmp/steno-bench-link"
+
+    func run() async throws {
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try await SQLiteCatalog.open(path: directory + "/catalog.sqlite")
+        let year = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
+        print("generating \(users) users, \(occurrences) occurrences, \(recordings) recordings…")
+        let generationStart = Date()
+        var userIDs: [Int64] = []
+        for index in 0..<users {
+            userIDs.append(try await catalog.addUser(UserDraft(name: "user\(index)", emails: ["user\(index)@bench.example"])).id)
+        }
+        let perUser = max(1, occurrences / users)
+        let spacing = 365.0 * 86_400 / Double(perUser)
+        var eventStarts: [[Date]] = []
+        for (index, userID) in userIDs.enumerated() {
+            let account = try await catalog.addAccount(
+                CalendarAccountDraft(provider: .ics, ownerID: userID, displayName: "bench-\(index)"), now: Date())
+            var starts: [Date] = []
+            var chunk: [ResourceUpdate] = []
+            for number in 0..<perUser {
+                let start = year.addingTimeInterval(Double(number) * spacing)
+                starts.append(start)
+                let uid = "u\(index)-e\(number)"
+                let other = "user\((index + 1 + number % 7) % users)@bench.example"
+                chunk.append(ResourceUpdate(resource: uid, occurrences: [
+                    EventOccurrence(
+                        remoteID: uid, iCalUID: uid, seriesUID: uid, meetingIdentity: uid, title: "Meeting \(number % 97)", start: start,
+                        end: start.addingTimeInterval(min(1800, spacing * 0.8)),
+                        organizer: Attendee(email: "user\(index)@bench.example", role: .organizer, response: .accepted),
+                        attendees: [Attendee(email: other, response: number % 5 == 0 ? .declined : .accepted)]),
+                ]))
+                if chunk.count == 5000 || number == perUser - 1 {
+                    _ = try await catalog.applyCalendarChanges(
+                        CalendarChangeSet(calendar: CalendarDescriptor(remoteID: "cal", name: "Bench"), scope: .incremental, updatedResources: chunk),
+                        accountID: account.id, now: Date())
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            eventStarts.append(starts)
+        }
+        var generator = SystemRandomNumberGenerator()
+        var recordingIDs: [Int64] = []
+        for number in 0..<recordings {
+            let owner = number % users
+            let starts = eventStarts[owner]
+            // Most recordings sit in a meeting, some between meetings.
+            let base = starts[Int.random(in: 0..<starts.count, using: &generator)]
+            let start = number % 10 < 8 ? base.addingTimeInterval(60) : base.addingTimeInterval(spacing / 2)
+            let recording = try await catalog.recordIngest(
+                IngestRecord(
+                    path: "user\(owner)/r\(number).wav", size: 1, modified: start, contentHash: "hash-\(number)", ownerID: userIDs[owner],
+                    outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm", duration: 20 * 60, recordedAt: start, recordedAtSource: .sidecar))))
+            recordingIDs.append(recording.id)
+        }
+        print("generated in \(String(format: "%.1f", Date().timeIntervalSince(generationStart))) s; peak memory so far \(Self.peakMegabytes()) MB\n")
+
+        let linker = RecordingLinker(store: catalog)
+        let linkStart = Date()
+        var states: [LinkState: Int] = [:]
+        for id in recordingIDs {
+            if let decision = try await linker.link(recordingID: id) { states[decision.state, default: 0] += 1 }
+        }
+        let linkSeconds = Date().timeIntervalSince(linkStart)
+        let peakAfterLink = Self.peakMegabytes()
+
+        let revalidateStart = Date()
+        var actions: [RevalidationAction: Int] = [:]
+        for id in recordingIDs { actions[try await linker.revalidate(recordingID: id), default: 0] += 1 }
+        let revalidateSeconds = Date().timeIntervalSince(revalidateStart)
+        let peak = Self.peakMegabytes()
+
+        print("step          items      seconds   per item   peak MB   target")
+        print(String(format: "link          %-10d %-9.2f %-10@ %-9d < 10 s, < 500 MB", recordings, linkSeconds,
+                     "\(Int(linkSeconds / Double(max(1, recordings)) * 1e6)) µs" as NSString, peakAfterLink))
+        print(String(format: "revalidate    %-10d %-9.2f %-10@ %-9d < 10 s, < 500 MB", recordings, revalidateSeconds,
+                     "\(Int(revalidateSeconds / Double(max(1, recordings)) * 1e6)) µs" as NSString, peak))
+        print("\nlink states: " + states.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))
+        print("revalidation: " + actions.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ", "))
+        let pass = linkSeconds < 10 && revalidateSeconds < 10 && peak < 500
+        print("\n\(occurrences) occurrences, \(recordings) recordings: \(pass ? "PASS" : "FAIL")")
+    }
+
+    /// The process's peak resident memory (VmHWM) in MB.
+    static func peakMegabytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return -1 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+    }
+}
