@@ -34,3 +34,8 @@ INSERT INTO meeting_search (rowid, title, attendees)
         (SELECT group_concat(coalesce(a.name, '') || ' ' || a.email, ' ') FROM event_attendees a JOIN events e ON e.id = a.event_id
          WHERE e.meeting_id = m.id)
     FROM meetings m;
+
+-- Linking reads, per recording owner: their calendars' events in a time range, and the
+-- events they organise.
+CREATE INDEX events_calendar_time ON events(calendar_id, starts_at) WHERE deleted_at IS NULL;
+CREATE INDEX events_organizer ON events(organizer_email) WHERE deleted_at IS NULL;

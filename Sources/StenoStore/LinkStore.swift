@@ -19,6 +19,16 @@ public protocol LinkStore: Sendable {
     func link(recordingID: Int64) async throws -> ExistingLink?
     /// Writes a link, its attendee cache and a history entry, in one transaction.
     func saveLink(_ update: LinkUpdate) async throws
+    /// Writes many links in one transaction (bulk linking and revalidation).
+    func saveLinks(_ updates: [LinkUpdate]) async throws
+    /// ``linkFacts(recordingID:)`` for many recordings at once (missing ones are left out).
+    func linkFacts(recordingIDs: [Int64]) async throws -> [Int64: (facts: RecordingLinkFacts, ownerID: Int64?)]
+    /// The stored links of many recordings.
+    func links(recordingIDs: [Int64]) async throws -> [Int64: ExistingLink]
+    /// Live events by id as one owner relates to them.
+    func liveEvents(ids: [Int64], ownerID: Int64?) async throws -> [Int64: LinkCandidate]
+    /// The live events of many meetings, as one owner relates to them, by meeting.
+    func meetingEvents(meetingIDs: [Int64], ownerID: Int64?) async throws -> [Int64: [LinkCandidate]]
     /// Recordings whose links are not settled (none yet, pending, unlinked or ambiguous, not
     /// by a person) recorded within `window`, or all such recordings when nil.
     func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64]

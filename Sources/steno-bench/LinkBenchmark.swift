@@ -78,16 +78,12 @@ struct LinkBenchmark: AsyncParsableCommand {
 
         let linker = RecordingLinker(store: catalog)
         let linkStart = Date()
-        var states: [LinkState: Int] = [:]
-        for id in recordingIDs {
-            if let decision = try await linker.link(recordingID: id) { states[decision.state, default: 0] += 1 }
-        }
+        let states = try await linker.link(recordingIDs: recordingIDs)
         let linkSeconds = Date().timeIntervalSince(linkStart)
         let peakAfterLink = Self.peakMegabytes()
 
         let revalidateStart = Date()
-        var actions: [RevalidationAction: Int] = [:]
-        for id in recordingIDs { actions[try await linker.revalidate(recordingID: id), default: 0] += 1 }
+        let actions = try await linker.revalidate(recordingIDs: recordingIDs)
         let revalidateSeconds = Date().timeIntervalSince(revalidateStart)
         let peak = Self.peakMegabytes()
 

@@ -48,16 +48,13 @@ struct LinksAfterSyncJobHandler: JobHandler {
         }
         let since = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         var counts: [String: Int64] = [:]
-        for recording in try await store.linksTouchedByEvents(changedSince: since) {
-            try Task.checkCancellation()
-            counts[try await linker.revalidate(recordingID: recording).rawValue, default: 0] += 1
-        }
+        let touched = try await store.linksTouchedByEvents(changedSince: since)
+        for (action, count) in try await linker.revalidate(recordingIDs: touched) { counts[action.rawValue, default: 0] += Int64(count) }
         if let span = try await store.changedEventSpan(since: since) {
-            let window = DateInterval(start: span.start.addingTimeInterval(-linker.policy.tolerance - 86_400), end: span.end.addingTimeInterval(linker.policy.tolerance))
-            for recording in try await store.unsettledRecordings(recordedWithin: window) {
-                try Task.checkCancellation()
-                if let decision = try await linker.link(recordingID: recording) { counts[decision.state.rawValue, default: 0] += 1 }
-            }
+            let window = DateInterval(
+                start: span.start.addingTimeInterval(-linker.policy.tolerance - 86_400), end: span.end.addingTimeInterval(linker.policy.tolerance))
+            let unsettled = try await store.unsettledRecordings(recordedWithin: window)
+            for (state, count) in try await linker.link(recordingIDs: unsettled) { counts[state.rawValue, default: 0] += Int64(count) }
         }
         return .succeeded(result: JSONValue.object(counts.mapValues { .int($0) }).serializedString)
     }
@@ -76,17 +73,12 @@ struct RevalidateLinksJobHandler: JobHandler {
 
     func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
         var counts: [String: Int64] = Dictionary(uniqueKeysWithValues: RevalidationAction.allCases.map { ($0.rawValue, 0) })
-        for recording in try await store.linkedRecordings() {
-            try Task.checkCancellation()
-            counts[try await linker.revalidate(recordingID: recording).rawValue, default: 0] += 1
+        for (action, count) in try await linker.revalidate(recordingIDs: try await store.linkedRecordings()) {
+            counts[action.rawValue, default: 0] += Int64(count)
         }
         // Recordings still without a meeting get another chance (their meeting may have appeared).
-        var newlyLinked: Int64 = 0
-        for recording in try await store.unsettledRecordings(recordedWithin: nil) {
-            try Task.checkCancellation()
-            if try await linker.link(recordingID: recording, actor: "revalidation")?.state == .linked { newlyLinked += 1 }
-        }
-        counts["newly-linked"] = newlyLinked
+        let unsettled = try await store.unsettledRecordings(recordedWithin: nil)
+        counts["newly-linked"] = Int64(try await linker.link(recordingIDs: unsettled, actor: "revalidation")[.linked] ?? 0)
         return .succeeded(result: JSONValue.object(counts.mapValues { .int($0) }).serializedString)
     }
 }

@@ -39,18 +39,7 @@ public struct RecordingLinker: Sendable {
         if let existing, existing.state == decision.state, existing.eventID == eventID, existing.method == decision.method {
             return nil
         }
-        let action: String
-        switch decision.state {
-        case .linked: action = existing?.state == .linked ? "relinked" : "linked"
-        case .ambiguous: action = "ambiguous"
-        case .pending: action = "pending"
-        case .unlinked, .orphaned: action = existing?.state == .linked ? "unlinked" : "no-meeting"
-        }
-        try await store.saveLink(
-            LinkUpdate(
-                recordingID: recordingID, state: decision.state, method: decision.method, eventID: eventID,
-                score: decision.chosen?.score, candidatesJSON: Self.contendersJSON(decision, policy: policy), actor: actor,
-                action: action, reason: decision.reason))
+        try await store.saveLink(update(for: decision, recordingID: recordingID, before: existing, actor: actor))
         return decision
     }
 
@@ -71,18 +60,8 @@ public struct RecordingLinker: Sendable {
         let decision = Revalidator.decide(
             link, recording: facts, current: current, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle, fresh: fresh,
             policy: policy)
-        switch decision.action {
-        case .stillValid, .unchanged, .unchangedOrphan:
-            return decision.action
-        case .refreshed, .relinked, .orphaned, .unlinked, .ambiguous:
-            try await store.saveLink(
-                LinkUpdate(
-                    recordingID: recordingID, state: decision.state, method: decision.method, isManual: link.isManual,
-                    eventID: decision.target?.eventID, keepsCache: decision.action == .orphaned, score: decision.score,
-                    candidatesJSON: decision.state == .ambiguous ? Self.contendersJSON(fresh, policy: policy) : nil,
-                    actor: "revalidation", action: decision.action.rawValue, reason: decision.reason))
-            return decision.action
-        }
+        if let update = update(for: decision, link: link, fresh: fresh) { try await store.saveLink(update) }
+        return decision.action
     }
 
     /// The close candidates of an ambiguous decision as JSON, for `links --ambiguous`.

@@ -84,22 +84,35 @@ extension SQLiteCatalog {
     }
 
     public func linkCandidates(ownerID: Int64?, window: DateInterval) async throws -> [LinkCandidate] {
-        try await writer.read { db in
-            // The lower bound on starts_at keeps the index range short; longer events are
-            // all-day blocks that link only by identity anyway.
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    \(Self.candidateSelect)
-                    WHERE e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
-                      AND \(Self.visibleToOwner)
-                    """,
-                arguments: [
-                    ownerID ?? -1, Self.milliseconds(window.end), Self.milliseconds(window.start),
-                    Self.milliseconds(window.start) - 7 * 86_400_000,
-                ])
-            return Self.onePerMeeting(rows.map(Self.candidate))
-        }
+        try await writer.read { db in try Self.linkCandidates(db, ownerID: ownerID, window: window) }
+    }
+
+    /// Events visible to the owner overlapping `window`, one per meeting. The three ways an
+    /// event is visible (own calendar, organiser, invitee) are each an indexed lookup; the
+    /// lower bound on starts_at keeps the time ranges short (longer events are all-day blocks,
+    /// linked only by identity).
+    static func linkCandidates(_ db: Database, ownerID: Int64?, window: DateInterval) throws -> [LinkCandidate] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                WITH owner_emails AS (SELECT email FROM user_emails WHERE user_id = ?1),
+                visible AS (
+                    SELECT e.id FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
+                    WHERE a.owner_id = ?1 AND e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4
+                    UNION
+                    SELECT e.id FROM events e WHERE e.deleted_at IS NULL AND e.organizer_email IN (SELECT email FROM owner_emails)
+                      AND e.starts_at < ?2 AND e.starts_at >= ?4
+                    UNION
+                    SELECT ea.event_id FROM event_attendees ea JOIN events e ON e.id = ea.event_id
+                    WHERE ea.email IN (SELECT email FROM owner_emails) AND e.starts_at < ?2 AND e.starts_at >= ?4)
+                \(candidateSelect)
+                WHERE e.id IN (SELECT id FROM visible)
+                  AND e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
+                """,
+            arguments: [
+                ownerID ?? -1, milliseconds(window.end), milliseconds(window.start), milliseconds(window.start) - 7 * 86_400_000,
+            ])
+        return onePerMeeting(rows.map(candidate))
     }
 
     public func identityCandidates(iCalUID: String?, eventID: String?, ownerID: Int64?) async throws -> [LinkCandidate] {
@@ -140,18 +153,31 @@ extension SQLiteCatalog {
     }
 
     static func fetchLink(_ db: Database, recordingID: Int64) throws -> ExistingLink? {
-        try Row.fetchOne(db, sql: "SELECT * FROM links WHERE recording_id = ?", arguments: [recordingID]).map { row in
-            ExistingLink(
-                recordingID: row["recording_id"], state: LinkState(rawValue: row["state"]) ?? .unlinked,
-                method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row["is_manual"],
-                meetingID: row["meeting_id"], eventID: row["event_id"], cachedTitle: row["cached_title"],
-                cachedStart: (row["cached_starts_at"] as Int64?).map(date(milliseconds:)),
-                cachedEnd: (row["cached_ends_at"] as Int64?).map(date(milliseconds:)))
-        }
+        try Row.fetchOne(db, sql: "SELECT * FROM links WHERE recording_id = ?", arguments: [recordingID]).map(existingLink)
+    }
+
+    static func existingLink(_ row: Row) -> ExistingLink {
+        ExistingLink(
+            recordingID: row["recording_id"], state: LinkState(rawValue: row["state"]) ?? .unlinked,
+            method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row["is_manual"],
+            meetingID: row["meeting_id"], eventID: row["event_id"], cachedTitle: row["cached_title"],
+            cachedStart: (row["cached_starts_at"] as Int64?).map(date(milliseconds:)),
+            cachedEnd: (row["cached_ends_at"] as Int64?).map(date(milliseconds:)))
     }
 
     public func saveLink(_ update: LinkUpdate) async throws {
+        try await saveLinks([update])
+    }
+
+    public func saveLinks(_ updates: [LinkUpdate]) async throws {
+        guard !updates.isEmpty else { return }
         try await writer.write { db in
+            for update in updates { try Self.writeLink(db, update) }
+        }
+    }
+
+    /// Writes one link with its attendee cache and history entry (inside the caller's transaction).
+    static func writeLink(_ db: Database, _ update: LinkUpdate) throws {
             let before = try Self.fetchLink(db, recordingID: update.recordingID)
             let now = Self.milliseconds(update.at)
             var meetingID = update.keepsCache ? before?.meetingID : nil
@@ -161,7 +187,13 @@ extension SQLiteCatalog {
                     arguments: [eventID])
                 else { throw StoreError.notFound(entity: "event", reference: String(eventID)) }
                 meetingID = event["meeting_id"]
-                try db.execute(
+                let cachedTitle: String? = event["title"], cachedStart: Int64? = event["starts_at"], cachedEnd: Int64? = event["ends_at"]
+                let cachedUID: String? = event["ical_uid"], cachedRemoteID: String? = event["remote_id"]
+                let linkArguments: StatementArguments = [
+                    update.recordingID, meetingID, eventID, update.method?.rawValue, update.score, update.state.rawValue,
+                    update.isManual, update.candidatesJSON, cachedTitle, cachedStart, cachedEnd, cachedUID, cachedRemoteID, now, now,
+                ]
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates,
                             cached_title, cached_starts_at, cached_ends_at, cached_ical_uid, cached_event_remote_id, validated_at, updated_at)
@@ -172,64 +204,65 @@ extension SQLiteCatalog {
                             cached_starts_at = excluded.cached_starts_at, cached_ends_at = excluded.cached_ends_at,
                             cached_ical_uid = excluded.cached_ical_uid, cached_event_remote_id = excluded.cached_event_remote_id,
                             validated_at = excluded.validated_at, updated_at = excluded.updated_at
-                        """,
-                    arguments: [
-                        update.recordingID, meetingID, eventID, update.method?.rawValue, update.score, update.state.rawValue,
-                        update.isManual, update.candidatesJSON, event["title"], event["starts_at"], event["ends_at"],
-                        event["ical_uid"], event["remote_id"], now, now,
-                    ])
+                        """
+                ).execute(
+                    arguments: linkArguments)
                 // The attendee cache follows the event; the organizer is one of them.
-                try db.execute(sql: "DELETE FROM link_attendees WHERE recording_id = ?", arguments: [update.recordingID])
-                try db.execute(
+                try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO link_attendees (recording_id, email, name, role, response)
                         SELECT ?, email, name, role, response FROM event_attendees WHERE event_id = ?
                         ON CONFLICT DO NOTHING
-                        """,
+                        """
+                ).execute(
                     arguments: [update.recordingID, eventID])
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO link_attendees (recording_id, email, name, role, response)
                         SELECT ?, organizer_email, organizer_name, 'organizer', 'accepted' FROM events
                         WHERE id = ? AND organizer_email IS NOT NULL
                         ON CONFLICT DO NOTHING
-                        """,
+                        """
+                ).execute(
                     arguments: [update.recordingID, eventID])
             } else {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates, validated_at, updated_at)
                         VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = NULL,
                             method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
                             candidates = excluded.candidates, validated_at = excluded.validated_at, updated_at = excluded.updated_at
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         update.recordingID, meetingID, update.method?.rawValue, update.score, update.state.rawValue, update.isManual,
                         update.candidatesJSON, now, now,
                     ])
                 if !update.keepsCache {
                     // Unlinked: nothing to cache. (An orphan keeps its title and attendees.)
-                    try db.execute(
+                    try db.cachedStatement(
                         sql: """
                             UPDATE links SET cached_title = NULL, cached_starts_at = NULL, cached_ends_at = NULL, cached_ical_uid = NULL,
                                 cached_event_remote_id = NULL WHERE recording_id = ?
-                            """,
+                            """
+                    ).execute(
                         arguments: [update.recordingID])
-                    try db.execute(sql: "DELETE FROM link_attendees WHERE recording_id = ?", arguments: [update.recordingID])
+                    try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
                 }
             }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO link_history (recording_id, at, actor, action, from_state, to_state, from_meeting_id, to_meeting_id,
                         method, score, reason)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     update.recordingID, now, update.actor, update.action, before?.state.rawValue, update.state.rawValue,
                     before?.meetingID, meetingID, update.method?.rawValue, update.score, update.reason,
                 ])
-        }
     }
 
     public func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64] {
@@ -324,5 +357,87 @@ extension SQLiteCatalog {
                 arguments: [recordingID]
             ).map(Self.attendee)
         }
+    }
+
+    public func linkFacts(recordingIDs: [Int64]) async throws -> [Int64: (facts: RecordingLinkFacts, ownerID: Int64?)] {
+        try await writer.read { db in
+            var result: [Int64: (facts: RecordingLinkFacts, ownerID: Int64?)] = [:]
+            for chunk in Self.chunks(recordingIDs) {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, owner_id, recorded_at, duration, title, ical_uid_hint, event_id_hint,
+                            coalesce(json_extract(sidecar, '$.onlineMeetingURL'), json_extract(sidecar, '$.onlineMeetingUrl'),
+                                     json_extract(sidecar, '$.joinUrl'), json_extract(sidecar, '$.meetingUrl')) AS url
+                        FROM recordings WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) AND status = 'ready' AND recorded_at IS NOT NULL
+                        """,
+                    arguments: StatementArguments(chunk))
+                {
+                    let facts = RecordingLinkFacts(
+                        recordingID: row["id"], recordedAt: Self.date(milliseconds: row["recorded_at"]), duration: row["duration"] ?? 0,
+                        title: row["title"], iCalUIDHint: row["ical_uid_hint"], eventIDHint: row["event_id_hint"], onlineMeetingURL: row["url"])
+                    result[facts.recordingID] = (facts, row["owner_id"])
+                }
+            }
+            return result
+        }
+    }
+
+    public func links(recordingIDs: [Int64]) async throws -> [Int64: ExistingLink] {
+        try await writer.read { db in
+            var result: [Int64: ExistingLink] = [:]
+            for chunk in Self.chunks(recordingIDs) {
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM links WHERE recording_id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                    arguments: StatementArguments(chunk))
+                {
+                    let link = Self.existingLink(row)
+                    result[link.recordingID] = link
+                }
+            }
+            return result
+        }
+    }
+
+    public func liveEvents(ids: [Int64], ownerID: Int64?) async throws -> [Int64: LinkCandidate] {
+        try await writer.read { db in
+            var result: [Int64: LinkCandidate] = [:]
+            for chunk in Self.chunks(ids) {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: "\(Self.candidateSelect) WHERE e.deleted_at IS NULL AND e.id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                    arguments: StatementArguments([ownerID ?? -1] + chunk))
+                {
+                    let candidate = Self.candidate(row)
+                    result[candidate.eventID] = candidate
+                }
+            }
+            return result
+        }
+    }
+
+    public func meetingEvents(meetingIDs: [Int64], ownerID: Int64?) async throws -> [Int64: [LinkCandidate]] {
+        try await writer.read { db in
+            var result: [Int64: [LinkCandidate]] = [:]
+            for chunk in Self.chunks(meetingIDs) {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        \(Self.candidateSelect) WHERE e.deleted_at IS NULL AND e.meeting_id IN (\(databaseQuestionMarks(count: chunk.count)))
+                        ORDER BY e.id
+                        """,
+                    arguments: StatementArguments([ownerID ?? -1] + chunk))
+                {
+                    let candidate = Self.candidate(row)
+                    result[candidate.meetingID, default: []].append(candidate)
+                }
+            }
+            return result
+        }
+    }
+
+    /// Id lists cut to a size SQLite's parameter limit takes.
+    static func chunks(_ ids: [Int64], size: Int = 500) -> [[Int64]] {
+        stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min($0 + size, ids.count)]) }
     }
 }
