@@ -178,91 +178,91 @@ extension SQLiteCatalog {
 
     /// Writes one link with its attendee cache and history entry (inside the caller's transaction).
     static func writeLink(_ db: Database, _ update: LinkUpdate) throws {
-            let before = try Self.fetchLink(db, recordingID: update.recordingID)
-            let now = Self.milliseconds(update.at)
-            var meetingID = update.keepsCache ? before?.meetingID : nil
-            if let eventID = update.eventID {
-                guard let event = try Row.fetchOne(
-                    db, sql: "SELECT meeting_id, title, starts_at, ends_at, ical_uid, remote_id FROM events WHERE id = ?",
-                    arguments: [eventID])
-                else { throw StoreError.notFound(entity: "event", reference: String(eventID)) }
-                meetingID = event["meeting_id"]
-                let cachedTitle: String? = event["title"], cachedStart: Int64? = event["starts_at"], cachedEnd: Int64? = event["ends_at"]
-                let cachedUID: String? = event["ical_uid"], cachedRemoteID: String? = event["remote_id"]
-                let linkArguments: StatementArguments = [
-                    update.recordingID, meetingID, eventID, update.method?.rawValue, update.score, update.state.rawValue,
-                    update.isManual, update.candidatesJSON, cachedTitle, cachedStart, cachedEnd, cachedUID, cachedRemoteID, now, now,
-                ]
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates,
-                            cached_title, cached_starts_at, cached_ends_at, cached_ical_uid, cached_event_remote_id, validated_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = excluded.event_id,
-                            method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
-                            candidates = excluded.candidates, cached_title = excluded.cached_title,
-                            cached_starts_at = excluded.cached_starts_at, cached_ends_at = excluded.cached_ends_at,
-                            cached_ical_uid = excluded.cached_ical_uid, cached_event_remote_id = excluded.cached_event_remote_id,
-                            validated_at = excluded.validated_at, updated_at = excluded.updated_at
-                        """
-                ).execute(
-                    arguments: linkArguments)
-                // The attendee cache follows the event; the organizer is one of them.
-                try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO link_attendees (recording_id, email, name, role, response)
-                        SELECT ?, email, name, role, response FROM event_attendees WHERE event_id = ?
-                        ON CONFLICT DO NOTHING
-                        """
-                ).execute(
-                    arguments: [update.recordingID, eventID])
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO link_attendees (recording_id, email, name, role, response)
-                        SELECT ?, organizer_email, organizer_name, 'organizer', 'accepted' FROM events
-                        WHERE id = ? AND organizer_email IS NOT NULL
-                        ON CONFLICT DO NOTHING
-                        """
-                ).execute(
-                    arguments: [update.recordingID, eventID])
-            } else {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates, validated_at, updated_at)
-                        VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = NULL,
-                            method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
-                            candidates = excluded.candidates, validated_at = excluded.validated_at, updated_at = excluded.updated_at
-                        """
-                ).execute(
-                    arguments: [
-                        update.recordingID, meetingID, update.method?.rawValue, update.score, update.state.rawValue, update.isManual,
-                        update.candidatesJSON, now, now,
-                    ])
-                if !update.keepsCache {
-                    // Unlinked: nothing to cache. (An orphan keeps its title and attendees.)
-                    try db.cachedStatement(
-                        sql: """
-                            UPDATE links SET cached_title = NULL, cached_starts_at = NULL, cached_ends_at = NULL, cached_ical_uid = NULL,
-                                cached_event_remote_id = NULL WHERE recording_id = ?
-                            """
-                    ).execute(
-                        arguments: [update.recordingID])
-                    try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
-                }
-            }
+        let before = try Self.fetchLink(db, recordingID: update.recordingID)
+        let now = Self.milliseconds(update.at)
+        var meetingID = update.keepsCache ? before?.meetingID : nil
+        if let eventID = update.eventID {
+            guard let event = try Row.fetchOne(
+                db, sql: "SELECT meeting_id, title, starts_at, ends_at, ical_uid, remote_id FROM events WHERE id = ?",
+                arguments: [eventID])
+            else { throw StoreError.notFound(entity: "event", reference: String(eventID)) }
+            meetingID = event["meeting_id"]
+            let cachedTitle: String? = event["title"], cachedStart: Int64? = event["starts_at"], cachedEnd: Int64? = event["ends_at"]
+            let cachedUID: String? = event["ical_uid"], cachedRemoteID: String? = event["remote_id"]
+            let linkArguments: StatementArguments = [
+                update.recordingID, meetingID, eventID, update.method?.rawValue, update.score, update.state.rawValue,
+                update.isManual, update.candidatesJSON, cachedTitle, cachedStart, cachedEnd, cachedUID, cachedRemoteID, now, now,
+            ]
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO link_history (recording_id, at, actor, action, from_state, to_state, from_meeting_id, to_meeting_id,
-                        method, score, reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates,
+                        cached_title, cached_starts_at, cached_ends_at, cached_ical_uid, cached_event_remote_id, validated_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = excluded.event_id,
+                        method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
+                        candidates = excluded.candidates, cached_title = excluded.cached_title,
+                        cached_starts_at = excluded.cached_starts_at, cached_ends_at = excluded.cached_ends_at,
+                        cached_ical_uid = excluded.cached_ical_uid, cached_event_remote_id = excluded.cached_event_remote_id,
+                        validated_at = excluded.validated_at, updated_at = excluded.updated_at
+                    """
+            ).execute(
+                arguments: linkArguments)
+            // The attendee cache follows the event; the organizer is one of them.
+            try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO link_attendees (recording_id, email, name, role, response)
+                    SELECT ?, email, name, role, response FROM event_attendees WHERE event_id = ?
+                    ON CONFLICT DO NOTHING
+                    """
+            ).execute(
+                arguments: [update.recordingID, eventID])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO link_attendees (recording_id, email, name, role, response)
+                    SELECT ?, organizer_email, organizer_name, 'organizer', 'accepted' FROM events
+                    WHERE id = ? AND organizer_email IS NOT NULL
+                    ON CONFLICT DO NOTHING
+                    """
+            ).execute(
+                arguments: [update.recordingID, eventID])
+        } else {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates, validated_at, updated_at)
+                    VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = NULL,
+                        method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
+                        candidates = excluded.candidates, validated_at = excluded.validated_at, updated_at = excluded.updated_at
                     """
             ).execute(
                 arguments: [
-                    update.recordingID, now, update.actor, update.action, before?.state.rawValue, update.state.rawValue,
-                    before?.meetingID, meetingID, update.method?.rawValue, update.score, update.reason,
+                    update.recordingID, meetingID, update.method?.rawValue, update.score, update.state.rawValue, update.isManual,
+                    update.candidatesJSON, now, now,
                 ])
+            if !update.keepsCache {
+                // Unlinked: nothing to cache. (An orphan keeps its title and attendees.)
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE links SET cached_title = NULL, cached_starts_at = NULL, cached_ends_at = NULL, cached_ical_uid = NULL,
+                            cached_event_remote_id = NULL WHERE recording_id = ?
+                        """
+                ).execute(
+                    arguments: [update.recordingID])
+                try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
+            }
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO link_history (recording_id, at, actor, action, from_state, to_state, from_meeting_id, to_meeting_id,
+                    method, score, reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                update.recordingID, now, update.actor, update.action, before?.state.rawValue, update.state.rawValue,
+                before?.meetingID, meetingID, update.method?.rawValue, update.score, update.reason,
+            ])
     }
 
     public func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64] {
