@@ -14,20 +14,47 @@ public protocol JobQueueStore: Sendable {
     ///   `maxAttempts` below 1.
     func enqueue(_ draft: JobDraft) async throws -> EnqueueResult
 
+    /// Enqueues several drafts in one transaction, as `enqueue(_:)` would one by one: a draft
+    /// whose unique key a live job holds — or an earlier draft of the same batch — adds
+    /// nothing and is `.alreadyLive`. Returns one result per draft, in order.
+    ///
+    /// - Throws: `StoreError.invalid` for a bad draft (then nothing is enqueued).
+    func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult]
+
     /// Claims the most urgent due job: `queued` or `failed` with `runAt <= now`, by priority
     /// (highest first), then run-at, then id. Nil when nothing is due.
     ///
     /// - Parameter kinds: only these kinds (the ones this worker has handlers for); nil for any.
     func claim(workerID: String, kinds: Set<String>?, leaseDuration: Duration, now: Date) async throws -> ClaimedJob?
 
+    /// Claims up to a batch of due jobs of one kind in one atomic step, for handlers that run
+    /// jobs together: the most urgent due job (as `claim` picks it), and with it, when its kind
+    /// has a limit above 1 in `batchLimits`, the next due jobs of the same kind and priority,
+    /// in claim order, up to that limit. Each claim has its own fencing token. Empty when
+    /// nothing is due.
+    func claim(
+        workerID: String, kinds: Set<String>?, batchLimits: [String: Int], leaseDuration: Duration, now: Date
+    ) async throws -> [ClaimedJob]
+
     /// Extends a lease to `now + extendBy`. False when the lease was lost (expired and taken
     /// over, released, or the job finished): the worker should stop.
     func heartbeat(_ claim: ClaimedJob, extendBy: Duration, now: Date) async throws -> Bool
+
+    /// Extends the leases of several claims to `now + extendBy` in one transaction. Returns
+    /// the ids of the jobs whose lease is still held; the others were lost.
+    func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64>
 
     /// Marks a claimed job `succeeded` with the handler's result (JSON text).
     ///
     /// - Throws: `StoreError.conflict` when the claim's token is stale.
     func complete(_ claim: ClaimedJob, result: String?, now: Date) async throws
+
+    /// Marks several claimed jobs `succeeded` in one transaction, each fenced by its own
+    /// token: a completion whose claim is stale is rejected (its job untouched) while the
+    /// others are recorded. Returns, in order, whether each completion was recorded.
+    ///
+    /// - Throws: `StoreError.invalid` when a result is not JSON (then nothing is recorded).
+    func complete(_ completions: [JobCompletion], now: Date) async throws -> [Bool]
 
     /// Records a failed attempt: `failed` with `runAt = now + max(backoff, retryAfter)`, or
     /// `dead` after the last attempt or when `permanent`. Returns the new state.

@@ -5,6 +5,8 @@ import StenoCore
 public protocol RecordingStore: Sendable {
     /// What was last recorded for a path, so an unchanged file is not hashed again.
     func pathState(_ path: String) async throws -> PathState?
+    /// What was last recorded for each of several paths, in one read; unknown paths are absent.
+    func pathStates(_ paths: [String]) async throws -> [String: PathState]
     /// Every path believed present, for a rescan to find files that vanished unnoticed.
     func presentPaths() async throws -> [String: PathState]
     /// Stores the outcome of reading the file at a path, in one transaction: the same
@@ -16,6 +18,17 @@ public protocol RecordingStore: Sendable {
     func recordings(_ query: RecordingQuery) async throws -> [Recording]
     /// One recording, with its transcript. Throws `.notFound`, also when not visible.
     func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording
+}
+
+extension RecordingStore {
+    /// Looks the paths up one by one (the default for stores without a faster way).
+    public func pathStates(_ paths: [String]) async throws -> [String: PathState] {
+        var states: [String: PathState] = [:]
+        for path in paths {
+            if let state = try await pathState(path) { states[path] = state }
+        }
+        return states
+    }
 }
 
 /// A path's last known state.

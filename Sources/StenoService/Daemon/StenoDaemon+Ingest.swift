@@ -18,17 +18,18 @@ extension StenoDaemon {
                     FileSignature(size: $0.size, modifiedMilliseconds: $0.modifiedMilliseconds)
                 }
             },
-            onChange: { change in
-                let path: String
-                switch change {
-                case .settled(let settled): path = settled
-                case .removed(let removed): path = removed
+            onChanges: { changes in
+                let paths = changes.map { change in
+                    switch change {
+                    case .settled(let path), .removed(let path): return path
+                    }
                 }
                 do {
-                    _ = try await queue.enqueue(IngestJobHandler.draft(path: path))
+                    // One transaction for the lot: a folder of files costs one write, not one each.
+                    _ = try await queue.enqueue(paths.map { IngestJobHandler.draft(path: $0) })
                 } catch {
-                    // The next rescan finds the file again.
-                    logger.error("cannot queue the ingestion of \(path): \(error)")
+                    // The next rescan finds the files again.
+                    logger.error("cannot queue the ingestion of \(paths.count) path(s) (\(paths.prefix(3).joined(separator: ", "))…): \(error)")
                 }
             })
     }

@@ -20,20 +20,38 @@ enum ContentHasher {
         guard fd >= 0 else { throw Failure(description: "cannot open: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        // A buffer the size of the file (plus one byte, to see the end in one read) up to a
+        // block: small recordings must not pay for zeroing a whole block each.
+        var info = stat()
+        let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : blockSize
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: min(blockSize, max(4096, expected + 1)), alignment: 16)
+        defer { buffer.deallocate() }
         var hasher = SHA256()
         var total: Int64 = 0
-        var buffer = [UInt8](repeating: 0, count: blockSize)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = read(fd, buffer.baseAddress, buffer.count)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             total += Int64(count)
         }
         let digest = hasher.finalize()
-        return (digest.map { String(format: "%02x", $0) }.joined(), total)
+        return (hex(digest), total)
+    }
+
+    /// Lowercase hex of a digest, without a formatter per byte.
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        for byte in digest {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -20,37 +20,64 @@ struct IngestJobHandler: JobHandler {
     }
 
     func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        guard let path = (try? JSONValue.parse(job.payload))?["path"]?.stringValue else {
-            throw JobError.permanent("the ingest payload has no \"path\": \(job.payload)")
-        }
+        let path = try Self.path(of: job)
         let outcome: RecordingIngestor.Outcome
         do {
             outcome = try await ingestor.ingest(relativePath: path)
         } catch let error as IngestError {
             throw JobError.permanent(error.description)
         }
+        return try await finish(job, path: path, outcome: outcome, context: context)
+    }
+
+    /// The path a job's payload names.
+    static func path(of job: Job) throws(JobError) -> String {
+        guard let path = (try? JSONValue.parse(job.payload))?["path"]?.stringValue else {
+            throw JobError.permanent("the ingest payload has no \"path\": \(job.payload)")
+        }
+        return path
+    }
+
+    /// The job's result for what ingesting its path did; a sidecar's recordings are queued
+    /// to be read again.
+    func finish(_ job: Job, path: String, outcome: RecordingIngestor.Outcome, context: JobContext) async throws -> JobOutcome {
         let result: JSONValue
         switch outcome {
         case .recorded(let recording):
-            result = ["recording": .int(recording.id), "status": .string(recording.status.rawValue)]
-            if recording.status == .ready {
-                // Its meeting is looked for next (again after a sidecar changed its start time).
-                _ = try await queue.enqueue(LinkRecordingJobHandler.draft(recordingID: recording.id, priority: job.priority))
-            }
-            if recording.status == .failed {
-                context.logger.notice("recording failed: \(recording.failureReason ?? "")", metadata: ["path": .string(path)])
-            }
+            Self.noteFailure(of: recording, path: path, context: context)
+            try await queueLinking([recording], priority: job.priority)
+            return .succeeded(result: Self.result(for: recording))
         case .gone(let recording):
             result = ["gone": true, "recording": recording.map { .int($0.id) } ?? .null]
         case .ignored(let reason):
             result = ["ignored": .string(reason)]
         case .belongsTo(let recordings):
             // A sidecar or transcript: read its recordings again so they pick it up.
-            for recording in recordings {
-                _ = try await queue.enqueue(Self.draft(path: recording, priority: job.priority))
-            }
+            _ = try await queue.enqueue(recordings.map { Self.draft(path: $0, priority: job.priority) })
             result = ["companionOf": .array(recordings.map { .string($0) })]
         }
         return .succeeded(result: result.serializedString)
+    }
+
+    /// The result of a job that catalogued a recording.
+    static func result(for recording: Recording) -> String {
+        let result: JSONValue = ["recording": .int(recording.id), "status": .string(recording.status.rawValue)]
+        return result.serializedString
+    }
+
+    /// Queues the linking of the ready recordings: their meetings are looked for next (again
+    /// when a sidecar changed a start time). Should this be lost to a crash, the nightly
+    /// revalidation links recordings that have no link yet.
+    func queueLinking(_ recordings: [Recording], priority: Int) async throws {
+        let ready = recordings.filter { $0.status == .ready }
+        guard !ready.isEmpty else { return }
+        _ = try await queue.enqueue(ready.map { LinkRecordingJobHandler.draft(recordingID: $0.id, priority: priority) })
+    }
+
+    /// Logs why a recording failed, for the operator.
+    static func noteFailure(of recording: Recording, path: String, context: JobContext) {
+        if recording.status == .failed {
+            context.logger.notice("recording failed: \(recording.failureReason ?? "")", metadata: ["path": .string(path)])
+        }
     }
 }

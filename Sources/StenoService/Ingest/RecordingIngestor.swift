@@ -38,91 +38,23 @@ struct RecordingIngestor: Sendable {
 
     /// Ingests the file at `relativePath` (relative to the inbox).
     func ingest(relativePath: String, now: Date = Date()) async throws -> Outcome {
-        guard let relative = Self.normalized(relativePath) else {
-            throw IngestError.permanent("\"\(relativePath)\" is not a path inside the inbox")
+        guard let reading = await read([relativePath], now: now).first else {
+            throw IngestError.permanent("\"\(relativePath)\" was not read")
         }
-        let absolute = inbox + "/" + relative
-        switch InboxPath.kind(of: relative) {
-        case .ignored:
-            return .ignored("temporary, hidden or system file")
-        case .sidecar, .transcript:
-            return .belongsTo(siblingRecordings(of: relative))
-        case .recording:
-            break
-        }
-        var info = stat()
-        guard lstat(absolute, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return .gone(try await store.markPathGone(relative, now: now)) }
-            return .recorded(try await fail(relative, size: 0, modified: now, reason: "cannot examine the file: \(String(cString: strerror(errno)))", now: now))
-        }
-        if (info.st_mode & S_IFMT) == S_IFLNK {
-            guard let target = Self.resolved(absolute) else {
-                return .recorded(try await fail(relative, size: 0, modified: now, reason: "broken symlink", now: now))
-            }
-            guard target.hasPrefix(inbox + "/") else {
-                return .recorded(try await fail(relative, size: 0, modified: now, reason: "symlink leads outside the inbox (to \(target)); refused", now: now))
-            }
-            guard stat(target, &info) == 0 else {
-                return .gone(try await store.markPathGone(relative, now: now))
-            }
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .ignored("not a regular file") }
-        let size = Int64(info.st_size)
-        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        return try await apply(try reading.get(), now: now)
+    }
 
-        let hash: String
-        if let known = try await unchangedHash(of: relative, size: size, modified: modified) {
-            hash = known  // same size and mtime as when last read: reading companions again is enough
-        } else {
-            do {
-                // Reading a whole file blocks: keep it off Swift's few cooperative threads.
-                hash = try await NIOThreadPool.singleton.runIfActive { try ContentHasher.sha256(path: absolute).hex }
-            } catch let error as ContentHasher.Failure {
-                return .recorded(try await fail(relative, size: size, modified: modified, reason: error.description, now: now))
-            }
+    /// Stores what reading a path found, in one transaction.
+    func apply(_ reading: Reading, now: Date) async throws -> Outcome {
+        switch reading {
+        case .record(let record): return .recorded(try await store.recordIngest(record))
+        case .gone(let path): return .gone(try await store.markPathGone(path, now: now))
+        case .ignored(let reason): return .ignored(reason)
+        case .belongsTo(let recordings): return .belongsTo(recordings)
         }
-        // Parse and read the companions off the cooperative threads; a parse failure is an outcome.
-        let (media, companions) = try await NIOThreadPool.singleton.runIfActive { [self] in
-            (Result { () throws(MediaError) in try MediaProbe.probe(path: absolute) }, readCompanions(of: relative))
-        }
-        let owner = try await owner(of: relative, sidecarOwner: companions.sidecar?.owner, fileUID: info.st_uid)
-        let outcome: IngestRecord.Outcome
-        switch media {
-        case .success(let media):
-            outcome = .ready(metadata(media: media, companions: companions, fileName: relative, modified: modified))
-        case .failure(let error):
-            outcome = .failed(reason: error.description)
-        }
-        let record = IngestRecord(
-            path: relative, size: size, modified: modified, contentHash: hash, ownerID: owner, outcome: outcome, now: now)
-        return .recorded(try await store.recordIngest(record))
     }
 
     // MARK: - Pieces
-
-    /// The stored hash of a path whose size and mtime have not changed since it was read.
-    private func unchangedHash(of path: String, size: Int64, modified: Date) async throws -> String? {
-        guard let state = try await store.pathState(path), state.isPresent, state.size == size,
-            state.modifiedMilliseconds == Int64((modified.timeIntervalSince1970 * 1000).rounded())
-        else { return nil }
-        return try await store.recording(id: state.recordingID, visibleTo: nil).contentHash
-    }
-
-    private func fail(_ path: String, size: Int64, modified: Date, reason: String, now: Date) async throws -> Recording {
-        let owner = try await owner(of: path, sidecarOwner: nil, fileUID: nil)
-        return try await store.recordIngest(
-            IngestRecord(path: path, size: size, modified: modified, contentHash: nil, ownerID: owner, outcome: .failed(reason: reason), now: now))
-    }
-
-    /// The sidecar's owner email, else the inbox folder's user, else the file owner's uid.
-    private func owner(of path: String, sidecarOwner: String?, fileUID: uid_t?) async throws -> Int64? {
-        if let email = sidecarOwner, let user = try? await store.user(matching: email) { return user.id }
-        if let folder = InboxPath.ownerFolder(of: path), let user = try? await store.user(matching: folder), user.name.lowercased() == folder.lowercased() {
-            return user.id
-        }
-        if let fileUID, let user = try await store.user(forUID: fileUID) { return user.id }
-        return nil
-    }
 
     /// The sidecar and transcript next to a recording.
     struct Companions {
@@ -131,7 +63,7 @@ struct RecordingIngestor: Sendable {
         var transcript: String?
     }
 
-    private func readCompanions(of relative: String) -> Companions {
+    func readCompanions(of relative: String) -> Companions {
         var companions = Companions()
         let stem = inbox + "/" + InboxPath.stem(relative)
         if let data = FileManager.default.contents(atPath: stem + ".json"), data.count <= 1 << 20 {
@@ -157,7 +89,7 @@ struct RecordingIngestor: Sendable {
         return companions
     }
 
-    private func metadata(media: MediaInfo, companions: Companions, fileName: String, modified: Date) -> RecordingMetadata {
+    func metadata(media: MediaInfo, companions: Companions, fileName: String, modified: Date) -> RecordingMetadata {
         let sidecar = companions.sidecar
         let start = RecordingTime.resolve(
             sidecar: sidecar?.recordedAt, container: media.creationTime,
@@ -170,7 +102,7 @@ struct RecordingIngestor: Sendable {
     }
 
     /// Recordings next to a sidecar or transcript: same folder, same stem.
-    private func siblingRecordings(of relative: String) -> [String] {
+    func siblingRecordings(of relative: String) -> [String] {
         let stem = InboxPath.stem(relative)
         let folder = (relative as NSString).deletingLastPathComponent
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? inbox : inbox + "/" + folder)) ?? []

@@ -26,6 +26,19 @@ public struct JobQueue: Sendable {
         return result
     }
 
+    /// Enqueues several jobs in one transaction (a draft whose unique key is live, or repeats
+    /// an earlier draft's, adds nothing) and wakes idle workers once. One result per draft.
+    public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] {
+        let drafts = drafts.map { draft in
+            var draft = draft
+            if draft.maxAttempts == nil { draft.maxAttempts = defaultMaxAttempts }
+            return draft
+        }
+        let results = try await store.enqueue(drafts)
+        if results.contains(where: \.isNew) { signal.wake() }
+        return results
+    }
+
     /// Wakes idle workers: call after enqueuing through a store transaction of your own
     /// (`SQLiteCatalog.enqueue(_:in:)`).
     public func wake() {

@@ -9,8 +9,9 @@ import StenoStore
 
 /// Runs queued jobs with a bounded number of workers (SPEC §5).
 ///
-/// Each worker claims one job at a time with a lease, renews the lease every third of its
-/// length while the handler runs, and records the outcome with the claim's fencing token. Idle
+/// Each worker claims one job at a time — or, for a `BatchJobHandler`, a batch of jobs of its
+/// kind — with a lease, renews the lease every third of its length while the handler runs,
+/// and records the outcome with the claim's fencing token. Idle
 /// workers sleep until something is enqueued through the `JobQueue` or the poll interval
 /// passes (jobs enqueued by another process, retries coming due). Expired leases — of a crashed
 /// daemon, or a stalled worker — are requeued at start-up and every half lease; at start-up the
@@ -144,26 +145,36 @@ public struct JobWorkerPool: Service {
         }
     }
 
-    /// One worker: claim, run, record; sleep when idle.
+    /// How many jobs of each batch-capable kind one claim may take.
+    var batchLimits: [String: Int] {
+        handlers.compactMapValues { ($0 as? any BatchJobHandler)?.maxBatchSize }.filter { $0.value > 1 }
+    }
+
+    /// One worker: claim (a batch, for a batch handler), run, record; sleep when idle.
     func workerLoop(workerID: String) async {
         let signal = queue.signal
         let kinds = self.kinds
+        let batchLimits = self.batchLimits
         while !signal.isStopping && !Task.isCancelled {
             let generation = signal.generation
-            let claim: ClaimedJob?
+            let claims: [ClaimedJob]
             do {
-                claim = try await queue.store.claim(
-                    workerID: workerID, kinds: kinds, leaseDuration: settings.leaseDuration, now: now())
+                claims = try await queue.store.claim(
+                    workerID: workerID, kinds: kinds, batchLimits: batchLimits, leaseDuration: settings.leaseDuration, now: now())
             } catch {
                 logger.error("could not claim a job: \(error)", metadata: ["worker": .string(workerID)])
                 await signal.wait(since: generation, timeout: settings.pollInterval)
                 continue
             }
-            guard let claim else {
+            guard let first = claims.first else {
                 await signal.wait(since: generation, timeout: settings.pollInterval)
                 continue
             }
-            await process(claim, workerID: workerID)
+            if let batchHandler = handlers[first.job.kind] as? any BatchJobHandler, batchHandler.maxBatchSize > 1 {
+                await processBatch(claims, handler: batchHandler, workerID: workerID)
+            } else {
+                for claim in claims { await process(claim, workerID: workerID) }
+            }
         }
     }
 }

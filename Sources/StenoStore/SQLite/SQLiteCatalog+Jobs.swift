@@ -51,14 +51,9 @@ extension SQLiteCatalog {
         let nowMilliseconds = Self.milliseconds(now)
         try await writer.write { db in
             if let result { try Self.requireJSON(result, in: db, what: "result") }
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE jobs SET state = 'succeeded', result = ?, lease_owner = NULL, lease_expires_at = NULL,
-                        finished_at = ?, updated_at = ?
-                    WHERE id = ? AND lease_token = ? AND state = 'running'
-                    """)
-            try statement.execute(arguments: [result, nowMilliseconds, nowMilliseconds, claim.job.id, claim.token])
-            if db.changesCount == 0 { throw Self.staleLease(claim) }
+            guard try Self.completeClaim(claim, result: result, nowMilliseconds: nowMilliseconds, in: db) else {
+                throw Self.staleLease(claim)
+            }
         }
     }
 
@@ -225,24 +220,27 @@ extension SQLiteCatalog {
         let maxAttempts = draft.maxAttempts ?? JobDraft.defaultMaxAttempts
         guard maxAttempts >= 1 else { throw StoreError.invalid("maxAttempts must be at least 1, got \(maxAttempts)") }
         try requireJSON(draft.payload, in: db, what: "payload")
-        if let key = draft.uniqueKey,
-            let live = try fetchJobs(
-                db, whereSQL: "unique_key = ? AND state IN ('queued', 'running', 'failed')", arguments: [key], limit: 1
-            ).first
-        {
-            return .alreadyLive(live)
+        if let key = draft.uniqueKey {
+            // Cached statements: the watcher enqueues thousands of these in a row.
+            let live = try db.cachedStatement(
+                sql: "SELECT \(jobColumns) FROM jobs WHERE unique_key = ? AND state IN ('queued', 'running', 'failed') ORDER BY id LIMIT 1")
+            if let row = try Row.fetchOne(live, arguments: [key]) { return .alreadyLive(try job(row)) }
         }
         let nowMilliseconds = milliseconds(now)
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO jobs (kind, payload, state, priority, attempts, max_attempts, run_at, unique_key, created_at, updated_at)
                 VALUES (?, ?, 'queued', ?, 0, ?, ?, ?, ?, ?)
+                RETURNING \(jobColumns)
                 """)
-        try statement.execute(arguments: [
+        let arguments: StatementArguments = [
             kind, draft.payload, draft.priority, maxAttempts, draft.runAt.map(milliseconds) ?? nowMilliseconds,
             draft.uniqueKey, nowMilliseconds, nowMilliseconds,
-        ])
-        return .enqueued(try requireJob(db, id: db.lastInsertedRowID))
+        ]
+        guard let row = try Row.fetchOne(statement, arguments: arguments) else {
+            throw StoreError.failedPrecondition("the job insert returned no row")
+        }
+        return .enqueued(try job(row))
     }
 }
 

@@ -23,41 +23,7 @@ extension SQLiteCatalog: RecordingStore {
 
     public func recordIngest(_ ingest: IngestRecord) async throws -> Recording {
         try await writer.write { db in
-            let now = Self.milliseconds(ingest.now)
-            let previousOwnerOfPath = try Int64.fetchOne(
-                db, sql: "SELECT recording_id FROM recording_paths WHERE path = ?", arguments: [ingest.path])
-            // Same content seen before: one recording, one more path.
-            var target: Int64?
-            if let hash = ingest.contentHash {
-                target = try Int64.fetchOne(db, sql: "SELECT id FROM recordings WHERE content_hash = ?", arguments: [hash])
-            } else if let previous = previousOwnerOfPath,
-                try Bool.fetchOne(db, sql: "SELECT content_hash IS NULL FROM recordings WHERE id = ?", arguments: [previous]) == true
-            {
-                target = previous
-            }
-            let id: Int64
-            if let existing = target {
-                id = existing
-                try Self.updateRecording(db, id: id, with: ingest, now: now)
-            } else {
-                id = try Self.insertRecording(db, with: ingest, now: now)
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO recording_paths (path, recording_id, size, mtime, is_present, first_seen_at, last_seen_at)
-                    VALUES (?, ?, ?, ?, 1, ?, ?)
-                    ON CONFLICT(path) DO UPDATE SET recording_id = excluded.recording_id, size = excluded.size,
-                        mtime = excluded.mtime, is_present = 1, last_seen_at = excluded.last_seen_at
-                    """,
-                arguments: [ingest.path, id, ingest.size, Self.milliseconds(ingest.modified), now, now])
-            // A file that moved: the old, vanished path of this recording is superseded.
-            try db.execute(
-                sql: "DELETE FROM recording_paths WHERE recording_id = ? AND is_present = 0 AND path != ?",
-                arguments: [id, ingest.path])
-            // The path held other content before (overwritten in place): that recording may be gone now.
-            if let previous = previousOwnerOfPath, previous != id {
-                try Self.markMissingIfNoPathRemains(db, recordingID: previous, now: now)
-            }
+            let id = try Self.recordIngest(ingest, in: db)
             return try Self.fetchRecordings(db, whereSQL: "r.id = ?", arguments: [id], withTranscript: true)[0]
         }
     }
@@ -136,10 +102,53 @@ extension SQLiteCatalog {
         PathState(recordingID: row["recording_id"], size: row["size"] ?? 0, modifiedMilliseconds: row["mtime"] ?? 0, isPresent: row["is_present"])
     }
 
+    /// Stores the outcome of reading one file inside the caller's transaction (see
+    /// `recordIngest(_:)`); returns the recording's id. Cached statements throughout: the
+    /// ingest path runs this thousands of times in a row.
+    static func recordIngest(_ ingest: IngestRecord, in db: Database) throws -> Int64 {
+        let now = milliseconds(ingest.now)
+        let previousOwnerOfPath = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT recording_id FROM recording_paths WHERE path = ?"), arguments: [ingest.path])
+        // Same content seen before: one recording, one more path.
+        var target: Int64?
+        if let hash = ingest.contentHash {
+            target = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM recordings WHERE content_hash = ?"), arguments: [hash])
+        } else if let previous = previousOwnerOfPath,
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT content_hash IS NULL FROM recordings WHERE id = ?"), arguments: [previous]) == true
+        {
+            target = previous
+        }
+        let id: Int64
+        if let existing = target {
+            id = existing
+            try updateRecording(db, id: id, with: ingest, now: now)
+        } else {
+            id = try insertRecording(db, with: ingest, now: now)
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO recording_paths (path, recording_id, size, mtime, is_present, first_seen_at, last_seen_at)
+                VALUES (?, ?, ?, ?, 1, ?, ?)
+                ON CONFLICT(path) DO UPDATE SET recording_id = excluded.recording_id, size = excluded.size,
+                    mtime = excluded.mtime, is_present = 1, last_seen_at = excluded.last_seen_at
+                """
+        ).execute(arguments: [ingest.path, id, ingest.size, milliseconds(ingest.modified), now, now])
+        // A file that moved: the old, vanished path of this recording is superseded.
+        try db.cachedStatement(sql: "DELETE FROM recording_paths WHERE recording_id = ? AND is_present = 0 AND path != ?")
+            .execute(arguments: [id, ingest.path])
+        // The path held other content before (overwritten in place): that recording may be gone now.
+        if let previous = previousOwnerOfPath, previous != id {
+            try markMissingIfNoPathRemains(db, recordingID: previous, now: now)
+        }
+        return id
+    }
+
     static func insertRecording(_ db: Database, with ingest: IngestRecord, now: Int64) throws -> Int64 {
-        try db.execute(
-            sql: "INSERT INTO recordings (content_hash, owner_id, size, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?)",
-            arguments: [ingest.contentHash, ingest.ownerID, ingest.size, now, now])
+        try db.cachedStatement(
+            sql: "INSERT INTO recordings (content_hash, owner_id, size, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?)"
+        ).execute(arguments: [ingest.contentHash, ingest.ownerID, ingest.size, now, now])
         let id = db.lastInsertedRowID
         try updateRecording(db, id: id, with: ingest, now: now)
         return id
@@ -149,14 +158,15 @@ extension SQLiteCatalog {
     static func updateRecording(_ db: Database, id: Int64, with ingest: IngestRecord, now: Int64) throws {
         switch ingest.outcome {
         case .ready(let metadata):
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE recordings SET owner_id = COALESCE(owner_id, ?), size = ?, format = ?, codec = ?, duration = ?,
                         sample_rate = ?, channels = ?, recorded_at = ?, recorded_at_source = ?, title = ?,
                         ical_uid_hint = ?, event_id_hint = ?, provider_hint = ?, sidecar = ?, transcript = ?,
                         status = 'ready', failure_reason = NULL, updated_at = ?
                     WHERE id = ?
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     ingest.ownerID, ingest.size, metadata.format, metadata.codec, metadata.duration,
                     metadata.sampleRate, metadata.channels, metadata.recordedAt.map(milliseconds),
@@ -164,23 +174,23 @@ extension SQLiteCatalog {
                     metadata.providerHint, metadata.sidecarJSON, metadata.transcript, now, id,
                 ])
         case .failed(let reason):
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE recordings SET owner_id = COALESCE(owner_id, ?), size = ?, status = 'failed', failure_reason = ?,
                         updated_at = ? WHERE id = ?
-                    """,
-                arguments: [ingest.ownerID, ingest.size, reason, now, id])
+                    """
+            ).execute(arguments: [ingest.ownerID, ingest.size, reason, now, id])
         }
     }
 
     static func markMissingIfNoPathRemains(_ db: Database, recordingID: Int64, now: Int64) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE recordings SET status = 'missing', updated_at = ?
                 WHERE id = ? AND status != 'missing'
                   AND NOT EXISTS (SELECT 1 FROM recording_paths WHERE recording_id = ? AND is_present = 1)
-                """,
-            arguments: [now, recordingID, recordingID])
+                """
+        ).execute(arguments: [now, recordingID, recordingID])
     }
 
     static func fetchRecordings(

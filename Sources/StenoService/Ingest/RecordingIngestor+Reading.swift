@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import NIOCore
+import NIOPosix
+import StenoCore
+import StenoMedia
+import StenoStore
+
+extension RecordingIngestor {
+    /// What reading a path found, before anything is stored.
+    enum Reading: Sendable, Hashable {
+        /// An outcome to store with `recordIngest` (ready, or failed with the reason).
+        case record(IngestRecord)
+        /// The file at this path is gone.
+        case gone(String)
+        /// Not something to catalogue (litter, temporary, a folder), with why.
+        case ignored(String)
+        /// A sidecar or transcript: these recording paths should be read again to pair it.
+        case belongsTo([String])
+    }
+
+    /// Reads inbox paths (relative to the inbox) without storing anything: what the catalog
+    /// knows of them in one read, hashing and parsing concurrently off Swift's cooperative
+    /// threads, owners looked up once per batch. One result per path, in order; an error
+    /// (`IngestError` for a path outside the inbox, a catalog failure) is that path's alone.
+    func read(_ relativePaths: [String], now: Date) async -> [Result<Reading, any Error>] {
+        let normalized = relativePaths.map(Self.normalized)
+        let known: [String: PathState]
+        do {
+            known = try await store.pathStates(normalized.compactMap { $0 })
+        } catch {
+            return relativePaths.map { _ in .failure(error) }
+        }
+        var work: [(index: Int, path: String, known: PathState?)] = []
+        let slots = ResultSlots<Examined>(count: relativePaths.count)
+        for (index, relative) in normalized.enumerated() {
+            if let relative {
+                work.append((index, relative, known[relative]))
+            } else {
+                slots.set(index, .failure(IngestError.permanent("\"\(relativePaths[index])\" is not a path inside the inbox")))
+            }
+        }
+        // Reading whole files blocks: keep it off Swift's few cooperative threads, one share of
+        // the batch per thread of the pool, each share in one hop. Results go straight into
+        // their slots, so no large value crosses a task boundary.
+        let shares = min(work.count, max(1, System.coreCount))
+        await withTaskGroup(of: Void.self) { group in
+            for share in 0..<shares {
+                let items = stride(from: share, to: work.count, by: shares).map { work[$0] }
+                group.addTask {
+                    do {
+                        try await NIOThreadPool.singleton.runIfActive {
+                            for item in items {
+                                slots.set(item.index, .success(self.examine(item.path, known: item.known, now: now)))
+                            }
+                        }
+                    } catch {
+                        for item in items where !slots.isSet(item.index) { slots.set(item.index, .failure(error)) }
+                    }
+                }
+            }
+        }
+        let examined = slots.values { .failure(IngestError.permanent("\"\(relativePaths[$0])\" was not examined")) }
+        var owners: [OwnerKey: Int64?] = [:]
+        var readings: [Result<Reading, any Error>] = []
+        readings.reserveCapacity(examined.count)
+        for result in examined {
+            do {
+                readings.append(.success(try await reading(try result.get(), owners: &owners, now: now)))
+            } catch {
+                readings.append(.failure(error))
+            }
+        }
+        return readings
+    }
+
+    /// What examining one file found; the owner is decided afterwards, for the whole batch.
+    private enum Examined: Sendable {
+        /// Nothing to read.
+        case done(Reading)
+        /// The file cannot be catalogued, for this reason.
+        case failed(path: String, size: Int64, modified: Date, reason: String)
+        /// Hashed (or known unchanged) and parsed.
+        case read(
+            path: String, size: Int64, modified: Date, hash: ContentHash, media: Result<MediaInfo, MediaError>,
+            companions: Companions, fileUID: uid_t)
+    }
+
+    /// A file's content hash, or where the catalog has it.
+    private enum ContentHash: Sendable {
+        case computed(String)
+        /// Same size and mtime as when this recording was read from the path.
+        case unchanged(recordingID: Int64)
+    }
+
+    /// Examines one path, blocking: its kind, what is at it (refusing symlinks out of the
+    /// inbox), and for a recording its hash (unless unchanged since last read), container and
+    /// companions. Runs on the thread pool.
+    private func examine(_ relative: String, known: PathState?, now: Date) -> Examined {
+        let absolute = inbox + "/" + relative
+        switch InboxPath.kind(of: relative) {
+        case .ignored:
+            return .done(.ignored("temporary, hidden or system file"))
+        case .sidecar, .transcript:
+            return .done(.belongsTo(siblingRecordings(of: relative)))
+        case .recording:
+            break
+        }
+        var info = stat()
+        guard lstat(absolute, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return .done(.gone(relative)) }
+            return .failed(path: relative, size: 0, modified: now, reason: "cannot examine the file: \(String(cString: strerror(errno)))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            guard let target = Self.resolved(absolute) else {
+                return .failed(path: relative, size: 0, modified: now, reason: "broken symlink")
+            }
+            guard target.hasPrefix(inbox + "/") else {
+                return .failed(path: relative, size: 0, modified: now, reason: "symlink leads outside the inbox (to \(target)); refused")
+            }
+            guard stat(target, &info) == 0 else { return .done(.gone(relative)) }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return .done(.ignored("not a regular file")) }
+        let size = Int64(info.st_size)
+        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+        let hash: ContentHash
+        if let known, known.isPresent, known.size == size,
+            known.modifiedMilliseconds == Int64((modified.timeIntervalSince1970 * 1000).rounded())
+        {
+            // Same size and mtime as when last read: reading the companions again is enough.
+            hash = .unchanged(recordingID: known.recordingID)
+        } else {
+            do {
+                hash = .computed(try ContentHasher.sha256(path: absolute).hex)
+            } catch {
+                return .failed(path: relative, size: size, modified: modified, reason: String(describing: error))
+            }
+        }
+        // A parse failure is an outcome, not an error.
+        let media = Result { () throws(MediaError) in try MediaProbe.probe(path: absolute) }
+        return .read(
+            path: relative, size: size, modified: modified, hash: hash, media: media,
+            companions: readCompanions(of: relative), fileUID: info.st_uid)
+    }
+
+    /// The reading of an examined file, with its owner decided.
+    private func reading(_ examined: Examined, owners: inout [OwnerKey: Int64?], now: Date) async throws -> Reading {
+        switch examined {
+        case .done(let reading):
+            return reading
+        case .failed(let path, let size, let modified, let reason):
+            let owner = try await owner(of: path, sidecarOwner: nil, fileUID: nil, cache: &owners)
+            return .record(
+                IngestRecord(
+                    path: path, size: size, modified: modified, contentHash: nil, ownerID: owner,
+                    outcome: .failed(reason: reason), now: now))
+        case .read(let path, let size, let modified, let contentHash, let media, let companions, let fileUID):
+            let hash: String
+            switch contentHash {
+            case .computed(let computed):
+                hash = computed
+            case .unchanged(let recordingID):
+                if let stored = try await store.recording(id: recordingID, visibleTo: nil).contentHash {
+                    hash = stored
+                } else {
+                    // Catalogued without a hash (it could not be read then): read it now.
+                    do {
+                        hash = try await NIOThreadPool.singleton.runIfActive {
+                            try ContentHasher.sha256(path: self.inbox + "/" + path).hex
+                        }
+                    } catch let error as ContentHasher.Failure {
+                        return try await reading(
+                            .failed(path: path, size: size, modified: modified, reason: error.description), owners: &owners, now: now)
+                    }
+                }
+            }
+            let owner = try await owner(of: path, sidecarOwner: companions.sidecar?.owner, fileUID: fileUID, cache: &owners)
+            let outcome: IngestRecord.Outcome
+            switch media {
+            case .success(let media):
+                outcome = .ready(metadata(media: media, companions: companions, fileName: path, modified: modified))
+            case .failure(let error):
+                outcome = .failed(reason: error.description)
+            }
+            return .record(
+                IngestRecord(path: path, size: size, modified: modified, contentHash: hash, ownerID: owner, outcome: outcome, now: now))
+        }
+    }
+
+    /// What decides a file's owner.
+    struct OwnerKey: Hashable {
+        var sidecarOwner: String?
+        var folder: String?
+        var fileUID: uid_t?
+    }
+
+    /// The sidecar's owner email, else the inbox folder's user, else the file owner's uid;
+    /// looked up once per batch for files that share all three.
+    private func owner(of path: String, sidecarOwner: String?, fileUID: uid_t?, cache: inout [OwnerKey: Int64?]) async throws -> Int64? {
+        let folder = InboxPath.ownerFolder(of: path)
+        let key = OwnerKey(sidecarOwner: sidecarOwner, folder: folder, fileUID: fileUID)
+        if let known = cache[key] { return known }
+        var owner: Int64?
+        if let email = sidecarOwner, let user = try? await store.user(matching: email) {
+            owner = user.id
+        } else if let folder, let user = try? await store.user(matching: folder), user.name.lowercased() == folder.lowercased() {
+            owner = user.id
+        } else if let fileUID, let user = try await store.user(forUID: fileUID) {
+            owner = user.id
+        }
+        cache[key] = .some(owner)
+        return owner
+    }
+}

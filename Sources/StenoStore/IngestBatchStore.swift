@@ -1,0 +1,39 @@
+import Foundation
+import StenoCore
+
+/// The outcome of reading one file, to store on behalf of the claimed `ingest` job that read it.
+public struct FencedIngest: Sendable, Hashable {
+    /// The claim of the job that read the file; its fencing token is checked.
+    public var claim: ClaimedJob
+    /// What reading the file produced.
+    public var record: IngestRecord
+
+    /// An outcome fenced by `claim`.
+    public init(claim: ClaimedJob, record: IngestRecord) {
+        self.claim = claim
+        self.record = record
+    }
+}
+
+/// What storing one fenced ingest did.
+public enum FencedIngestResult: Sendable, Hashable {
+    /// Stored and its job completed: the recording as catalogued.
+    case recorded(Recording)
+    /// The claim was stale (the lease expired and the job was requeued or taken over): neither
+    /// the outcome nor the completion was written.
+    case staleLease
+}
+
+/// A store that records ingest outcomes and completes their jobs in the same transaction, so
+/// a batch of files costs one write: the outcome exists exactly when its job succeeded.
+public protocol IngestBatchStore: RecordingStore, JobQueueStore {
+    /// Stores each outcome (as `recordIngest(_:)` would) and completes its job with
+    /// `jobResult(recording)`, all in one transaction. Each item is fenced by its own claim: a
+    /// stale one writes nothing and is `.staleLease`, without affecting the others. Returns
+    /// one result per item, in order.
+    ///
+    /// - Throws: `StoreError.invalid` when a job result is not JSON (then nothing is written).
+    func recordIngests(
+        _ items: [FencedIngest], jobResult: @escaping @Sendable (Recording) -> String?, now: Date
+    ) async throws -> [FencedIngestResult]
+}

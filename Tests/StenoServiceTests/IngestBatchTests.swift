@@ -1,0 +1,188 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoStore
+import Synchronization
+import Testing
+
+@testable import StenoService
+
+/// The batched ingest path: the handler reads a batch of claimed jobs together and stores
+/// their outcomes with the job completions in one transaction, fenced per job; the pool
+/// claims batches for batch handlers and records what they leave to it.
+@Suite("Batched ingestion")
+struct IngestBatchTests {
+    let root = NSTemporaryDirectory() + "steno-batch-" + UUID().uuidString
+    var inbox: String { root + "/inbox" }
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    func setUp() async throws -> (IngestJobHandler, SQLiteCatalog, JobQueue) {
+        try FileManager.default.createDirectory(atPath: inbox + "/alice", withIntermediateDirectories: true)
+        let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
+        _ = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
+        let queue = JobQueue(store: catalog)
+        let ingestor = RecordingIngestor(inbox: inbox, store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current)
+        return (IngestJobHandler(ingestor: ingestor, queue: queue), catalog, queue)
+    }
+
+    func copySample(_ name: String, to relative: String) throws {
+        try FileManager.default.copyItem(atPath: RecordingIngestorTests.media + "/" + name, toPath: inbox + "/" + relative)
+    }
+
+    func context() -> JobContext { JobContext(logger: Self.quiet, workerID: "test/1/1") }
+
+    @Test func aBatchStoresEveryOutcomeAndFinishesTheRestJobByJob() async throws {
+        let (handler, catalog, queue) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("planning.flac", to: "alice/planning.flac")
+        try copySample("retro.ogg", to: "alice/retro.ogg")
+        try copySample("planning.flac", to: "alice/planning-copy.flac")
+        try "not audio".write(toFile: inbox + "/alice/notes.mp3", atomically: true, encoding: .utf8)
+        try #"{"title":"Retro"}"#.write(toFile: inbox + "/alice/retro.json", atomically: true, encoding: .utf8)
+        let paths = ["alice/planning.flac", "alice/retro.ogg", "alice/planning-copy.flac", "alice/notes.mp3", "alice/retro.json", "alice/gone.wav"]
+        var drafts = paths.map { IngestJobHandler.draft(path: $0) }
+        drafts.append(JobDraft(kind: IngestJobHandler.kind, payload: #"{"nopath":1}"#))
+        _ = try await queue.enqueue(drafts)
+        let claims = try await catalog.claim(
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], batchLimits: [IngestJobHandler.kind: handler.maxBatchSize],
+            leaseDuration: .seconds(60), now: Date())
+        #expect(claims.count == 7)
+
+        let outcomes = await handler.runBatch(claims, context: context())
+        #expect(outcomes.count == 7)
+        // Recordings (ready or failed) were stored and their jobs completed in the handler's transaction.
+        for index in 0..<4 {
+            guard case .recorded = outcomes[index] else {
+                Issue.record("\(paths[index]): expected .recorded, got \(outcomes[index])")
+                continue
+            }
+            let job = try await catalog.job(id: claims[index].job.id)
+            #expect(job.state == .succeeded, "\(paths[index])")
+            #expect(job.result?.contains("\"recording\"") == true, "\(paths[index])")
+        }
+        let recordings = try await catalog.recordings(RecordingQuery())
+        #expect(recordings.count == 3)
+        let planning = recordings.first { $0.paths.contains { $0.path == "alice/planning.flac" } }
+        #expect(planning?.paths.count == 2, "a copy is one recording with two paths")
+        let retro = recordings.first { $0.paths.contains { $0.path == "alice/retro.ogg" } }
+        #expect(retro?.title == "Retro", "the sidecar is paired")
+        #expect(retro?.ownerName == "alice")
+        let notes = recordings.first { $0.paths.contains { $0.path == "alice/notes.mp3" } }
+        #expect(notes?.status == .failed)
+        #expect(notes?.failureReason?.isEmpty == false)
+        // The sidecar, the missing file and the bad payload are left to the pool.
+        guard case .finished(.success(.succeeded(let sidecarResult))) = outcomes[4] else {
+            Issue.record("sidecar: \(outcomes[4])")
+            return
+        }
+        #expect(sidecarResult?.contains("companionOf") == true)
+        guard case .finished(.success(.succeeded(let goneResult))) = outcomes[5] else {
+            Issue.record("gone: \(outcomes[5])")
+            return
+        }
+        #expect(goneResult?.contains("gone") == true)
+        guard case .finished(.failure(let error)) = outcomes[6] else {
+            Issue.record("bad payload: \(outcomes[6])")
+            return
+        }
+        #expect(error is JobError)
+        // The sidecar queued its recording again (its first job is still running: one live job per path).
+        #expect(try await catalog.jobs(state: .queued, kind: IngestJobHandler.kind, afterID: nil, limit: 10).isEmpty)
+    }
+
+    @Test func aStaleClaimInABatchWritesNothingForItsFile() async throws {
+        let (handler, catalog, queue) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("planning.flac", to: "alice/a.flac")
+        try copySample("retro.ogg", to: "alice/b.ogg")
+        _ = try await queue.enqueue(["alice/a.flac", "alice/b.ogg"].map { IngestJobHandler.draft(path: $0) })
+        let start = Date()
+        let claims = try await catalog.claim(
+            workerID: "slow/1/1", kinds: nil, batchLimits: [IngestJobHandler.kind: 10], leaseDuration: .seconds(1), now: start)
+        #expect(claims.count == 2)
+        // b's lease runs out and another worker takes its job over.
+        #expect(try await catalog.heartbeat([claims[0]], extendBy: .seconds(60), now: start) == [claims[0].job.id])
+        #expect(try await catalog.requeueExpiredLeases(now: start.addingTimeInterval(2)) == 1)
+        let rescuer = try #require(try await catalog.claim(workerID: "fast/1/1", kinds: nil, leaseDuration: .seconds(60), now: start.addingTimeInterval(2)))
+        #expect(rescuer.job.id == claims[1].job.id)
+
+        let outcomes = await handler.runBatch(claims, context: context())
+        guard case .recorded = outcomes[0], case .recorded = outcomes[1] else {
+            Issue.record("expected both handled by the batch: \(outcomes)")
+            return
+        }
+        #expect(try await catalog.job(id: claims[0].job.id).state == .succeeded)
+        let rescued = try await catalog.job(id: rescuer.job.id)
+        #expect(rescued.state == .running)
+        #expect(rescued.leaseOwner == "fast/1/1")
+        #expect(try await catalog.pathState("alice/b.ogg") == nil, "the stale worker's outcome is dropped")
+        #expect(try await catalog.pathState("alice/a.flac") != nil)
+    }
+
+    @Test func thePoolRunsABatchHandlerInBatchesAndRecordsWhatItLeaves() async throws {
+        let folder = root
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
+        let queue = JobQueue(store: catalog)
+        let handler = BatchProbe(kind: "probe", maxBatchSize: 4)
+        var settings = JobWorkerPool.Settings()
+        settings.workers = 1
+        settings.pollInterval = .milliseconds(20)
+        settings.retryPolicy = RetryPolicy(base: .milliseconds(10), factor: 2, cap: .milliseconds(50), jitter: 0)
+        // Queued before the pool starts, so the first claim sees them all.
+        let jobs = try await queue.enqueue((0..<10).map { JobDraft(kind: "probe", payload: #"{"n":\#($0)}"#) }).map(\.job)
+        let pool = JobWorkerPool(queue: queue, handlers: [handler], settings: settings, logger: Self.quiet)
+        let running = Task { try await pool.run() }
+        var finished = false
+        for _ in 0..<1000 where !finished {
+            finished = try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 100).allSatisfy { !$0.state.isLive }
+            if !finished { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        queue.signal.stop()
+        try await running.value
+        #expect(finished)
+        #expect(handler.batchSizes.prefix(2) == [4, 4])
+        #expect(handler.batchSizes.reduce(0, +) == 12, "ten jobs and two second attempts")
+        for job in jobs {
+            let done = try await catalog.job(id: job.id)
+            #expect(done.state == .succeeded, "job \(job.id)")
+        }
+        // n = 3 asked for a retry once; n = 5 failed once; the rest succeeded at once.
+        #expect(try await catalog.job(id: jobs[3].id).attempts == 2)
+        #expect(try await catalog.job(id: jobs[5].id).attempts == 2)
+        #expect(try await catalog.job(id: jobs[0].id).result == #"{"n":0}"#)
+    }
+}
+
+/// A batch handler that records its batch sizes; job n = 3 asks for a retry and n = 5 fails
+/// on their first attempt.
+final class BatchProbe: BatchJobHandler {
+    let kind: String
+    let maxBatchSize: Int
+    private let sizes = Mutex<[Int]>([])
+
+    init(kind: String, maxBatchSize: Int) {
+        self.kind = kind
+        self.maxBatchSize = maxBatchSize
+    }
+
+    var batchSizes: [Int] { sizes.withLock { $0 } }
+
+    struct Failure: Error {}
+
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+        .succeeded(result: job.payload)
+    }
+
+    func runBatch(_ claims: [ClaimedJob], context: JobContext) async -> [BatchItemOutcome] {
+        sizes.withLock { $0.append(claims.count) }
+        return claims.map { claim in
+            let first = claim.job.attempts == 1
+            switch claim.job.payload {
+            case #"{"n":3}"# where first: return .finished(.success(.retry(after: .milliseconds(10), reason: "later")))
+            case #"{"n":5}"# where first: return .finished(.failure(Failure()))
+            default: return .finished(.success(.succeeded(result: claim.job.payload)))
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import StenoCore
+import Testing
+
+@testable import StenoStore
+
+/// The batch operations of the job queue and the fenced ingest batch: the guarantees of the
+/// one-job methods (unique keys, priorities, fencing per job) hold inside one transaction.
+@Suite("Job queue batches")
+struct JobQueueBatchTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
+
+    func ingestDraft(_ path: String, priority: Int = 0) -> JobDraft {
+        JobDraft(kind: "ingest", payload: #"{"path":"\#(path)"}"#, priority: priority, runAt: at(-1), uniqueKey: "ingest:" + path)
+    }
+
+    @Test func batchEnqueueRespectsUniqueKeysWithinAndAcrossBatches() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let earlier = try await catalog.enqueue(ingestDraft("a.wav"))
+        let results = try await catalog.enqueue([
+            ingestDraft("a.wav"), ingestDraft("b.wav"), ingestDraft("c.wav"), ingestDraft("b.wav"),
+            JobDraft(kind: "other", runAt: at(-1)),
+        ])
+        #expect(results.map(\.isNew) == [false, true, true, false, true])
+        #expect(results[0] == .alreadyLive(earlier.job))
+        #expect(results[3].job.id == results[1].job.id)
+        #expect(results[1].job.state == .queued)
+        #expect(results[1].job.uniqueKey == "ingest:b.wav")
+        #expect(try await catalog.jobs(state: .queued, kind: "ingest", afterID: nil, limit: 100).count == 3)
+        #expect(try await catalog.enqueue([JobDraft]()).isEmpty)
+    }
+
+    @Test func batchEnqueueOfABadDraftAddsNothing() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        await #expect(throws: StoreError.self) {
+            _ = try await catalog.enqueue([ingestDraft("a.wav"), JobDraft(kind: "k", payload: "not json")])
+        }
+        #expect(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 10).isEmpty)
+    }
+
+    @Test func batchClaimTakesTheHeadsKindAndPriorityUpToTheLimit() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let ingests = try await catalog.enqueue((0..<5).map { ingestDraft("f\($0).wav") }).map(\.job)
+        let urgent = try await catalog.enqueue(JobDraft(kind: "sync", priority: 10, runAt: at(-1))).job
+        let lowIngest = try await catalog.enqueue(ingestDraft("low.wav", priority: -5)).job
+        let limits = ["ingest": 3]
+        // The most urgent job is not batchable: a batch of one.
+        let first = try await catalog.claim(workerID: "w1", kinds: nil, batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        #expect(first.map(\.job.id) == [urgent.id])
+        let second = try await catalog.claim(workerID: "w1", kinds: nil, batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        #expect(second.map(\.job.id) == ingests.prefix(3).map(\.id))
+        #expect(second.allSatisfy { $0.job.state == .running && $0.job.attempts == 1 && $0.token == 1 && $0.job.leaseOwner == "w1" })
+        // The rest of the same priority, but never the lower-priority job with them.
+        let third = try await catalog.claim(workerID: "w2", kinds: ["ingest"], batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        #expect(third.map(\.job.id) == ingests.suffix(2).map(\.id))
+        let fourth = try await catalog.claim(workerID: "w2", kinds: ["ingest"], batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        #expect(fourth.map(\.job.id) == [lowIngest.id])
+        #expect(try await catalog.claim(workerID: "w2", kinds: nil, batchLimits: limits, leaseDuration: .seconds(60), now: at(0)).isEmpty)
+    }
+
+    @Test func batchCompleteRejectsAStaleTokenAndRecordsTheRest() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        _ = try await catalog.enqueue((0..<3).map { ingestDraft("f\($0).wav") })
+        let claims = try await catalog.claim(
+            workerID: "slow", kinds: nil, batchLimits: ["ingest": 3], leaseDuration: .seconds(10), now: at(0))
+        #expect(claims.count == 3)
+        // The middle job's lease runs out and another worker takes it over.
+        #expect(try await catalog.heartbeat([claims[0], claims[2]], extendBy: .seconds(60), now: at(5)) == [claims[0].job.id, claims[2].job.id])
+        #expect(try await catalog.requeueExpiredLeases(now: at(11)) == 1)
+        let rescuer = try #require(try await catalog.claim(workerID: "fast", kinds: nil, leaseDuration: .seconds(60), now: at(12)))
+        #expect(rescuer.job.id == claims[1].job.id)
+        #expect(rescuer.token == 2)
+        #expect(try await catalog.heartbeat(claims, extendBy: .seconds(60), now: at(13)) == [claims[0].job.id, claims[2].job.id])
+        let recorded = try await catalog.complete(
+            claims.map { JobCompletion(claim: $0, result: #"{"by":"slow"}"#) }, now: at(14))
+        #expect(recorded == [true, false, true])
+        #expect(try await catalog.job(id: claims[0].job.id).state == .succeeded)
+        #expect(try await catalog.job(id: claims[2].job.id).result == #"{"by":"slow"}"#)
+        let rescued = try await catalog.job(id: rescuer.job.id)
+        #expect(rescued.state == .running)
+        #expect(rescued.leaseOwner == "fast")
+        try await catalog.complete(rescuer, result: #"{"by":"fast"}"#, now: at(15))
+        #expect(try await catalog.job(id: rescuer.job.id).result == #"{"by":"fast"}"#)
+    }
+
+    @Test func batchCompleteWithAResultThatIsNotJSONRecordsNothing() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        _ = try await catalog.enqueue((0..<2).map { ingestDraft("f\($0).wav") })
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, batchLimits: ["ingest": 2], leaseDuration: .seconds(60), now: at(0))
+        await #expect(throws: StoreError.self) {
+            _ = try await catalog.complete([JobCompletion(claim: claims[0], result: nil), JobCompletion(claim: claims[1], result: "{")], now: at(1))
+        }
+        #expect(try await catalog.job(id: claims[0].job.id).state == .running)
+    }
+
+    @Test func fencedIngestsStoreOutcomesAndCompleteJobsExceptStaleOnes() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let paths = ["alice/a.wav", "alice/b.wav", "alice/c.wav", "alice/copy-of-a.wav"]
+        _ = try await catalog.enqueue(paths.map { ingestDraft($0) })
+        let claims = try await catalog.claim(workerID: "slow", kinds: nil, batchLimits: ["ingest": 10], leaseDuration: .seconds(10), now: at(0))
+        #expect(claims.count == 4)
+        // b's lease expires and a faster worker takes it.
+        _ = try await catalog.heartbeat([claims[0], claims[2], claims[3]], extendBy: .seconds(60), now: at(5))
+        #expect(try await catalog.requeueExpiredLeases(now: at(11)) == 1)
+        let rescuer = try #require(try await catalog.claim(workerID: "fast", kinds: nil, leaseDuration: .seconds(60), now: at(12)))
+        let metadata = RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 2.5)
+        func record(_ path: String, hash: String, failed: String? = nil) -> IngestRecord {
+            IngestRecord(
+                path: path, size: 100, modified: at(-100), contentHash: hash, ownerID: nil,
+                outcome: failed.map { .failed(reason: $0) } ?? .ready(metadata), now: at(13))
+        }
+        let items = [
+            FencedIngest(claim: claims[0], record: record("alice/a.wav", hash: "ha")),
+            FencedIngest(claim: claims[1], record: record("alice/b.wav", hash: "hb")),
+            FencedIngest(claim: claims[2], record: record("alice/c.wav", hash: "hc", failed: "truncated")),
+            FencedIngest(claim: claims[3], record: record("alice/copy-of-a.wav", hash: "ha")),
+        ]
+        let results = try await catalog.recordIngests(items, jobResult: { #"{"recording":\#($0.id)}"# }, now: at(14))
+        guard case .recorded(let a) = results[0], case .recorded(let c) = results[2], case .recorded(let copy) = results[3] else {
+            Issue.record("expected recordings, got \(results)")
+            return
+        }
+        #expect(results[1] == .staleLease)
+        #expect(a.id == copy.id)
+        #expect(Set(copy.paths.map(\.path)) == ["alice/a.wav", "alice/copy-of-a.wav"])
+        #expect(c.status == .failed)
+        #expect(c.failureReason == "truncated")
+        // The stale item wrote neither its recording nor its job's completion.
+        #expect(try await catalog.pathState("alice/b.wav") == nil)
+        #expect(try await catalog.job(id: rescuer.job.id).state == .running)
+        #expect(try await catalog.job(id: claims[0].job.id).result == #"{"recording":\#(a.id)}"#)
+        #expect(try await catalog.job(id: claims[2].job.id).state == .succeeded)
+        let states = try await catalog.pathStates(["alice/a.wav", "alice/c.wav", "alice/b.wav", "nowhere \"odd\".wav"])
+        #expect(Set(states.keys) == ["alice/a.wav", "alice/c.wav"])
+        #expect(states["alice/a.wav"]?.recordingID == a.id)
+        #expect(states["alice/a.wav"]?.size == 100)
+    }
+}
