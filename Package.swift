@@ -93,7 +93,9 @@ let package = Package(
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia"]),
-        .testTarget(name: "StenoCalendarTests", dependencies: ["StenoCalendar"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "StenoCalendarTests", dependencies: ["StenoCalendar", "StenoTesting", .product(name: "Logging", package: "swift-log")],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "StenoServiceTests",
             dependencies: ["StenoService", "StenoAPI", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")]

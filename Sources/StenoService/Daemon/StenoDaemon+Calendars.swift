@@ -26,7 +26,7 @@ extension StenoDaemon {
         } catch {
             logger.error("calendar credentials are unavailable: \(error.description)")
         }
-        let providers: [any CalendarProvider] = [ICSProvider(transport: transport)]
+        let providers: [any CalendarProvider] = [ICSProvider(transport: transport), CalDAVProvider(transport: transport)]
         let syncer = CalendarSyncer(
             store: store, providers: providers, secrets: secrets, settings: configuration.calendars, logger: logger)
         return CalendarRuntime(transport: transport, secrets: secrets, providers: providers, syncer: syncer)

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The XML bodies of Steno's WebDAV/CalDAV requests. Every body declares the same prefixes;
+/// servers must not care, and the parser does not either.
+enum CalDAVRequests {
+    static let header = """
+        <?xml version="1.0" encoding="utf-8"?>
+
+        """
+    static let namespaces =
+        #"xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:CS="http://calendarserver.org/ns/" xmlns:A="http://apple.com/ns/ical/""#
+
+    /// PROPFIND for `current-user-principal` and `calendar-home-set` (either may answer).
+    static let principalAndHome = propfind(["D:current-user-principal", "C:calendar-home-set", "D:resourcetype"])
+
+    /// PROPFIND Depth 1 on the calendar home: each collection's name, color, change tags and
+    /// (when `probeReports`) the reports it supports.
+    static func calendarListing(probeReports: Bool) -> Data {
+        var properties = [
+            "D:resourcetype", "D:displayname", "A:calendar-color", "CS:getctag", "D:sync-token",
+            "C:supported-calendar-component-set", "C:calendar-timezone",
+        ]
+        if probeReports { properties.append("D:supported-report-set") }
+        return propfind(properties)
+    }
+
+    /// PROPFIND Depth 1 on a calendar: every member's ETag (the fallback without sync-collection).
+    static let memberETags = propfind(["D:getetag", "D:resourcetype"])
+
+    /// A PROPFIND body asking for `properties` (prefixed names from ``namespaces``).
+    static func propfind(_ properties: [String]) -> Data {
+        let props = properties.map { "<\($0)/>" }.joined()
+        return Data((header + "<D:propfind \(namespaces)><D:prop>\(props)</D:prop></D:propfind>").utf8)
+    }
+
+    /// REPORT sync-collection (RFC 6578) from `token` ("" for the initial listing), asking for
+    /// ETags only; `limit` adds `<D:limit><D:nresults>`.
+    static func syncCollection(token: String, limit: Int?) -> Data {
+        let limitElement = limit.map { "<D:limit><D:nresults>\($0)</D:nresults></D:limit>" } ?? ""
+        return Data(
+            (header + "<D:sync-collection \(namespaces)><D:sync-token>\(escape(token))</D:sync-token>"
+                + "<D:sync-level>1</D:sync-level>\(limitElement)<D:prop><D:getetag/></D:prop></D:sync-collection>").utf8)
+    }
+
+    /// REPORT calendar-multiget (RFC 4791 §7.9) for `hrefs` (canonical paths).
+    static func calendarMultiget(_ hrefs: [DAVHref]) -> Data {
+        var body = header + "<C:calendar-multiget \(namespaces)><D:prop><D:getetag/><C:calendar-data/></D:prop>"
+        body.reserveCapacity(body.utf8.count + hrefs.count * 80)
+        for href in hrefs { body += "<D:href>\(escape(href.path))</D:href>" }
+        body += "</C:calendar-multiget>"
+        return Data(body.utf8)
+    }
+
+    /// XML-escapes text content.
+    static func escape(_ text: String) -> String {
+        guard text.contains(where: { $0 == "&" || $0 == "<" || $0 == ">" }) else { return text }
+        return text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

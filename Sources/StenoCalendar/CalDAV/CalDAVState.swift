@@ -1,0 +1,85 @@
+import Foundation
+import StenoCore
+
+/// What a CalDAV account remembers between syncs (the account's `syncState`): where its
+/// calendars live, so later syncs skip discovery.
+public struct CalDAVAccountState: Codable, Sendable, Hashable {
+    /// The principal URL found by discovery.
+    public var principalURL: String?
+    /// The calendar home collection the calendars are listed from.
+    public var homeURL: String
+
+    public init(principalURL: String?, homeURL: String) {
+        self.principalURL = principalURL
+        self.homeURL = homeURL
+    }
+}
+
+/// What the server can do, probed once per account (the account's `capabilities`).
+public struct CalDAVCapabilities: Codable, Sendable, Hashable {
+    /// REPORT sync-collection (RFC 6578) is supported on the calendars.
+    public var syncCollection: Bool
+    /// REPORT calendar-multiget (RFC 4791 §7.9) is supported.
+    public var calendarMultiget: Bool
+    /// REPORT calendar-query is supported (time-range queries).
+    public var calendarQuery: Bool
+    /// `calendar-auto-schedule` (RFC 6638) was announced in the DAV header.
+    public var scheduling: Bool
+    /// The DAV header's compliance classes as the server announced them.
+    public var davClasses: [String]
+
+    public init(syncCollection: Bool, calendarMultiget: Bool, calendarQuery: Bool, scheduling: Bool, davClasses: [String]) {
+        self.syncCollection = syncCollection
+        self.calendarMultiget = calendarMultiget
+        self.calendarQuery = calendarQuery
+        self.scheduling = scheduling
+        self.davClasses = davClasses
+    }
+}
+
+/// What one calendar remembers between syncs (the calendar's `syncState`).
+public struct CalDAVCalendarState: Codable, Sendable, Hashable {
+    /// The RFC 6578 sync token the mirror is complete up to.
+    public var syncToken: String?
+    /// The collection's CTag when the mirror was last brought up to date.
+    public var ctag: String?
+    /// The UTC day (`YYYYMMDD`) the window started on when objects were last expanded: once
+    /// the window slides far enough, series are expanded again.
+    public var windowDay: String?
+
+    public init(syncToken: String? = nil, ctag: String? = nil, windowDay: String? = nil) {
+        self.syncToken = syncToken
+        self.ctag = ctag
+        self.windowDay = windowDay
+    }
+}
+
+/// JSON for the states: sorted keys, so equal states are equal strings.
+enum CalDAVStateCoding {
+    static func encode<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The decoded value, or nil when absent or unreadable (then it is probed or synced anew).
+    static func decode<Value: Decodable>(_ type: Value.Type, from text: String?) -> Value? {
+        guard let text, !text.isEmpty else { return nil }
+        return try? JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+
+    /// The UTC day of an instant, `YYYYMMDD`.
+    static func day(of date: Date) -> String {
+        String(MeetingIdentity.basicUTC(date).prefix(8))
+    }
+
+    /// Whole days between two `YYYYMMDD` days (nil when either is unreadable).
+    static func days(from start: String, to end: String) -> Int? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd"
+        guard let from = formatter.date(from: start), let to = formatter.date(from: end) else { return nil }
+        return Int((to.timeIntervalSince(from) / 86_400).rounded())
+    }
+}

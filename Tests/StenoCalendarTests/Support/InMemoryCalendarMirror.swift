@@ -1,0 +1,143 @@
+import Foundation
+import StenoCalendar
+import StenoCore
+
+/// A ``CalendarMirror`` in memory with the store's semantics: events upserted by (calendar,
+/// remote id), a resource's occurrences replaced as a whole (unreported ones tombstoned),
+/// `.complete` change sets tombstone every resource they do not list, and the sync state saved
+/// in the same step as the data. Also remembers resources without occurrences in the window
+/// only as the store does: not at all.
+actor InMemoryCalendarMirror: CalendarMirror {
+    struct StoredCalendar {
+        var info: CalendarInfo
+        /// remote id → event (tombstoned ones kept with `deleted`).
+        var events: [String: StoredEvent] = [:]
+    }
+
+    struct StoredEvent {
+        var resource: String
+        var etag: String?
+        var occurrence: EventOccurrence
+        var deleted: Bool
+    }
+
+    private(set) var calendarsByRemoteID: [String: StoredCalendar] = [:]
+    private(set) var accountSyncState: String?
+    private(set) var accountCapabilities: String?
+    private(set) var savedCredentials: [CalendarCredentials] = []
+    private(set) var appliedChangeSets = 0
+    private var nextCalendarID: Int64 = 1
+
+    init() {}
+
+    func calendars() async throws -> [CalendarInfo] {
+        calendarsByRemoteID.values.map { stored in
+            var info = stored.info
+            info.eventCount = stored.events.values.filter { !$0.deleted }.count
+            return info
+        }.sorted { $0.id < $1.id }
+    }
+
+    func resourceTags(calendarRemoteID: String) async throws -> [String: String?] {
+        var tags: [String: String?] = [:]
+        for event in calendarsByRemoteID[calendarRemoteID]?.events.values ?? [:].values where !event.deleted {
+            tags[event.resource] = .some(event.etag)
+        }
+        return tags
+    }
+
+    func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
+        appliedChangeSets += 1
+        var summary = MirrorChangeSummary()
+        var calendar = calendarsByRemoteID[changes.calendar.remoteID] ?? {
+            defer { nextCalendarID += 1 }
+            return StoredCalendar(info: CalendarInfo(id: nextCalendarID, accountID: 1, remoteID: changes.calendar.remoteID, name: ""))
+        }()
+        calendar.info.name = changes.calendar.name
+        calendar.info.color = changes.calendar.color
+        calendar.info.timeZone = changes.calendar.timeZone ?? calendar.info.timeZone
+        var byResource: [String: Set<String>] = [:]
+        for (remoteID, event) in calendar.events { byResource[event.resource, default: []].insert(remoteID) }
+        var untouched = Set(byResource.keys)
+        func tombstone(_ remoteIDs: Set<String>) {
+            for remoteID in remoteIDs where calendar.events[remoteID]?.deleted == false {
+                calendar.events[remoteID]?.deleted = true
+                summary.deleted += 1
+            }
+        }
+        for update in changes.updatedResources {
+            untouched.remove(update.resource)
+            var leftover = byResource[update.resource] ?? []
+            for occurrence in update.occurrences {
+                leftover.remove(occurrence.remoteID)
+                let previous = calendar.events[occurrence.remoteID]
+                let event = StoredEvent(resource: update.resource, etag: update.etag, occurrence: occurrence, deleted: false)
+                if let previous, !previous.deleted, previous.occurrence == occurrence, previous.etag == update.etag {
+                    summary.unchanged += 1
+                } else if previous == nil || previous?.deleted == true {
+                    summary.inserted += 1
+                } else {
+                    summary.updated += 1
+                }
+                calendar.events[occurrence.remoteID] = event
+            }
+            tombstone(leftover)
+        }
+        for resource in changes.removedResources {
+            untouched.remove(resource)
+            tombstone(byResource[resource] ?? [])
+        }
+        if changes.scope == .complete {
+            for resource in untouched { tombstone(byResource[resource] ?? []) }
+        }
+        if let state = changes.syncState { calendar.info.syncState = state }
+        calendarsByRemoteID[changes.calendar.remoteID] = calendar
+        return summary
+    }
+
+    func removeCalendars(except remoteIDs: Set<String>) async throws {
+        calendarsByRemoteID = calendarsByRemoteID.filter { remoteIDs.contains($0.key) }
+    }
+
+    func saveAccountState(syncState: String?, capabilities: String?) async throws {
+        if let syncState { accountSyncState = syncState }
+        if let capabilities { accountCapabilities = capabilities }
+    }
+
+    func saveCredentials(_ credentials: CalendarCredentials) async throws {
+        savedCredentials.append(credentials)
+    }
+
+    // MARK: - Inspection for tests
+
+    /// Live (not tombstoned) occurrences of every calendar, by remote id.
+    func liveEvents() -> [String: EventOccurrence] {
+        var result: [String: EventOccurrence] = [:]
+        for calendar in calendarsByRemoteID.values {
+            for (remoteID, event) in calendar.events where !event.deleted { result[remoteID] = event.occurrence }
+        }
+        return result
+    }
+
+    /// Live occurrences of one calendar.
+    func liveEvents(calendar remoteID: String) -> [EventOccurrence] {
+        (calendarsByRemoteID[remoteID]?.events.values.filter { !$0.deleted }.map(\.occurrence) ?? [])
+            .sorted { ($0.start, $0.remoteID) < ($1.start, $1.remoteID) }
+    }
+
+    /// The stored sync state of a calendar.
+    func syncState(calendar remoteID: String) -> String? { calendarsByRemoteID[remoteID]?.info.syncState }
+
+    /// Replaces a calendar's stored sync state (to simulate an expired token).
+    func overwriteSyncState(calendar remoteID: String, with state: String?) {
+        calendarsByRemoteID[remoteID]?.info.syncState = state
+    }
+
+    /// An account as stored after the syncs so far (state and capabilities filled in).
+    func account(_ base: CalendarAccount) -> CalendarAccount {
+        var account = base
+        if let accountSyncState { account.syncState = accountSyncState }
+        if let accountCapabilities { account.capabilities = accountCapabilities }
+        return account
+    }
+}
