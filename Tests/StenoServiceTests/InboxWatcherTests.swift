@@ -76,6 +76,21 @@ struct InboxWatcherTests {
         #expect(log.all.count == 3, "each file once, litter ignored: \(log.all)")
     }
 
+    @Test func filesWrittenTheMomentTheirFolderAppearsAreAllReported() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        let (task, log) = start()
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        // No pause between the folder and its files: whatever lands before the watch exists must
+        // be found by the folder's scan, whatever lands after must have events (no rescan for 600 s).
+        for round in 0..<5 {
+            try FileManager.default.createDirectory(atPath: inbox + "/drop\(round)", withIntermediateDirectories: true)
+            for index in 0..<100 { try write("drop\(round)/f\(index).wav") }
+        }
+        let all = Set((0..<5).flatMap { round in (0..<100).map { InboxChange.settled("drop\(round)/f\($0).wav") } })
+        #expect(await log.wait { Set($0).isSuperset(of: all) }, "missing: \(all.subtracting(log.all).count)")
+    }
+
     @Test func slowWriteSettlesOnlyAfterClose() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
         let (task, log) = start()

@@ -20,8 +20,7 @@ public enum RecordingTime {
     /// like dates (ids, counters) are not mistaken for them.
     public static func fromFileName(_ name: String, timeZone: TimeZone) -> Date? {
         let base = (name as NSString).deletingPathExtension
-        let pattern = #"(?<!\d)((?:19|20)\d\d)[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?:(?:[T _-]|\s+at\s+)([01]\d|2[0-3])[-_.:h]?([0-5]\d)(?:[-_.:m]?([0-5]\d))?)?(?!\d)"#
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]),
+        guard let regex = FileNameDatePattern.shared.regex,
             let match = regex.firstMatch(in: base, range: NSRange(base.startIndex..., in: base))
         else { return nil }
         func number(_ group: Int) -> Int? {
@@ -43,4 +42,14 @@ public enum RecordingTime {
         else { return nil }
         return date
     }
+}
+
+/// The file-name date pattern, compiled once: compiling it per file cost more than parsing the
+/// file. `NSRegularExpression` is immutable and documented safe to use from several threads.
+private final class FileNameDatePattern: @unchecked Sendable {
+    static let shared = FileNameDatePattern()
+
+    let regex = try? NSRegularExpression(
+        pattern: #"(?<!\d)((?:19|20)\d\d)[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?:(?:[T _-]|\s+at\s+)([01]\d|2[0-3])[-_.:h]?([0-5]\d)(?:[-_.:m]?([0-5]\d))?)?(?!\d)"#,
+        options: [.caseInsensitive])
 }

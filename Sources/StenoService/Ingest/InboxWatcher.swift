@@ -144,9 +144,17 @@ final class InboxWatcher: Service, Sendable {
             let path = folder.isEmpty ? event.name : folder + "/" + event.name
             if event.isDirectory {
                 if event.has(IN_CREATE) || event.has(IN_MOVED_TO), !InboxPath.isIgnoredComponent(event.name) {
-                    // Files may have landed before the watch existed: scan the new folder.
+                    // Watch first, then scan: a file created after the watch exists has events,
+                    // one created before it is found by the scan. (Scanning first would lose the
+                    // files created between the scan and the watch until the next rescan.)
+                    addWatches([path], &state, reader: reader)
                     let found = InboxScanner.scan(inbox: inbox, relativeFolder: path)
-                    addWatches(found.folders, &state, reader: reader)
+                    let subfolders = found.folders.filter { $0 != path }
+                    if !subfolders.isEmpty {
+                        // Their watches come after the scan: look again once they exist.
+                        addWatches(subfolders, &state, reader: reader)
+                        state.needsRescan = true
+                    }
                     for (file, signature) in found.files { state.tracker.noteFound(file, signature: signature, now: now) }
                 } else if event.has(IN_MOVED_FROM) || event.has(IN_DELETE) {
                     state.needsRescan = true  // every catalogued path below it is gone

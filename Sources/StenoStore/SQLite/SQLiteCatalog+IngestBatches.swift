@@ -36,18 +36,9 @@ extension SQLiteCatalog: IngestBatchStore {
                 }
                 recordingIDs.append(try Self.recordIngest(item.record, in: db))
             }
-            let ids = Array(Set(recordingIDs.compactMap { $0 }))
+            let ids = Array(Set(recordingIDs.compactMap { $0 })).sorted()
             var recordings: [Int64: Recording] = [:]
-            // A page at a time, to stay below SQLite's limit on bound parameters.
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let page = Array(ids[start..<min(ids.count, start + 500)])
-                for recording in try Self.fetchRecordings(
-                    db, whereSQL: "r.id IN (\(databaseQuestionMarks(count: page.count)))",
-                    arguments: StatementArguments(page), withTranscript: true)
-                {
-                    recordings[recording.id] = recording
-                }
-            }
+            for recording in try Self.fetchRecordings(db, ids: ids) { recordings[recording.id] = recording }
             var results: [FencedIngestResult] = []
             results.reserveCapacity(items.count)
             for (item, id) in zip(items, recordingIDs) {

@@ -201,7 +201,25 @@ extension SQLiteCatalog {
             WHERE \(whereSQL) ORDER BY r.id
             """
         if let limit { sql += " LIMIT \(max(0, limit))" }
-        var recordings = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+        return try recordingsWithPaths(db, rows: Row.fetchAll(db, sql: sql, arguments: arguments), withTranscript: withTranscript)
+    }
+
+    /// Recordings by id, with transcripts, through cached statements (the ids go in as one
+    /// JSON array): preparing a statement per call costs more than reading a batch's rows.
+    static func fetchRecordings(_ db: Database, ids: [Int64]) throws -> [Recording] {
+        guard !ids.isEmpty else { return [] }
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT r.*, u.name AS owner_name FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+                WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id
+                """)
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        return try recordingsWithPaths(db, rows: Row.fetchAll(statement, arguments: [list]), withTranscript: true)
+    }
+
+    /// Recordings from `SELECT r.*, owner_name` rows, with their paths.
+    private static func recordingsWithPaths(_ db: Database, rows: [Row], withTranscript: Bool) throws -> [Recording] {
+        var recordings = rows.map { row in
             Recording(
                 id: row["id"], contentHash: row["content_hash"], ownerID: row["owner_id"], ownerName: row["owner_name"],
                 size: row["size"], format: row["format"], codec: row["codec"], duration: row["duration"],
@@ -216,11 +234,12 @@ extension SQLiteCatalog {
         guard !recordings.isEmpty else { return [] }
         let ids = recordings.map(\.id)
         var paths: [Int64: [RecordingPath]] = [:]
-        for row in try Row.fetchAll(
-            db,
-            sql: "SELECT recording_id, path, is_present FROM recording_paths WHERE recording_id IN (\(databaseQuestionMarks(count: ids.count))) ORDER BY is_present DESC, path",
-            arguments: StatementArguments(ids))
-        {
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT recording_id, path, is_present FROM recording_paths
+                WHERE recording_id IN (SELECT value FROM json_each(?)) ORDER BY is_present DESC, path
+                """)
+        for row in try Row.fetchAll(statement, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"]) {
             paths[row["recording_id"], default: []].append(RecordingPath(path: row["path"], isPresent: row["is_present"]))
         }
         for index in recordings.indices { recordings[index].paths = paths[recordings[index].id] ?? [] }
