@@ -3,7 +3,7 @@ import StenoCore
 
 /// Brings one calendar's mirror up to date, choosing the cheapest way the server allows:
 ///
-/// 1. nothing changed (CTag or sync token as stored, window not slid) → no request;
+/// 1. nothing changed (CTag as stored, for accounts without sync-collection) → no request;
 /// 2. a stored sync token → sync-collection since it, calendar-multiget of the changes;
 /// 3. no token, or one the server rejects → sync-collection from an empty token, fetching
 ///    only members whose ETag differs from the mirror's (all of them when the window slid);
@@ -49,7 +49,6 @@ struct CalDAVCalendarSync {
         let fresh = !isKnown || stored == nil || windowSlid
         if !fresh, let stored {
             if let ctag = collection.ctag, ctag == stored.ctag { return Outcome() }
-            if let token = collection.syncToken, token == stored.syncToken { return Outcome() }
         }
         var outcome = Outcome()
         if capabilities.syncCollection, collection.reports.map({ $0.contains("sync-collection") }) ?? true {
