@@ -10,8 +10,9 @@ import StenoCore
 /// 4. no sync-collection → PROPFIND of every member's ETag, compared with the mirror's.
 ///
 /// Objects are fetched in chunks of ``CalDAVProvider/Options/multigetChunkSize`` hrefs, a few
-/// requests in flight, each chunk applied as an incremental change set without a sync state;
-/// the last change set carries the deletions and the new state, so a state is never saved
+/// requests in flight, and applied as incremental change sets of about
+/// ``CalDAVProvider/Options/resourcesPerChangeSet`` resources without a sync state; the last
+/// change set carries the rest, the deletions and the new state, so a state is never saved
 /// before the data it covers.
 struct CalDAVCalendarSync {
     let client: CalDAVClient
@@ -109,6 +110,7 @@ struct CalDAVCalendarSync {
         let chunkSize = max(1, options.multigetChunkSize)
         let chunks = stride(from: 0, to: hrefs.count, by: chunkSize).map { Array(hrefs[$0..<min($0 + chunkSize, hrefs.count)]) }
         var warnings: [String] = []
+        var pending: [ResourceUpdate] = []
         try await withThrowingTaskGroup(of: CalDAVFetchedChunk.self) { group in
             var next = 0
             let inFlight = max(1, options.concurrentRequests)
@@ -125,9 +127,11 @@ struct CalDAVCalendarSync {
                 }
                 gone += fetched.removed
                 warnings += fetched.warnings
-                if !fetched.updates.isEmpty {
+                pending += fetched.updates
+                if pending.count >= options.resourcesPerChangeSet {
                     summary.add(try await context.mirror.apply(
-                        CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: fetched.updates)))
+                        CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: pending)))
+                    pending.removeAll(keepingCapacity: true)
                 }
             }
         }
@@ -137,7 +141,8 @@ struct CalDAVCalendarSync {
         let state = CalDAVCalendarState(syncToken: token, ctag: collection.ctag, windowDay: windowDay)
         summary.add(try await context.mirror.apply(
             CalendarChangeSet(
-                calendar: descriptor, scope: .incremental, removedResources: gone, syncState: CalDAVStateCoding.encode(state))))
+                calendar: descriptor, scope: .incremental, updatedResources: pending, removedResources: gone,
+                syncState: CalDAVStateCoding.encode(state))))
         return (summary, warnings)
     }
 

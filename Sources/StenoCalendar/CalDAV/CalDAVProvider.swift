@@ -28,6 +28,9 @@ public struct CalDAVProvider: CalendarProvider {
         public var multigetChunkSize: Int
         /// calendar-multiget REPORTs in flight at once per calendar.
         public var concurrentRequests: Int
+        /// Fetched resources gathered into one change set (one store transaction): bounds
+        /// memory on huge calendars while keeping transactions few.
+        public var resourcesPerChangeSet: Int
         /// `<D:limit><D:nresults>` sent with sync-collection; nil sends none (servers page
         /// on their own with 507, which is followed).
         public var syncCollectionLimit: Int?
@@ -38,11 +41,12 @@ public struct CalDAVProvider: CalendarProvider {
         public var defaultTimeZone: TimeZone
 
         public init(
-            multigetChunkSize: Int = 250, concurrentRequests: Int = 2, syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7,
-            defaultTimeZone: TimeZone = .current
+            multigetChunkSize: Int = 250, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 2500,
+            syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7, defaultTimeZone: TimeZone = .current
         ) {
             self.multigetChunkSize = multigetChunkSize
             self.concurrentRequests = concurrentRequests
+            self.resourcesPerChangeSet = resourcesPerChangeSet
             self.syncCollectionLimit = syncCollectionLimit
             self.reexpandAfterDays = reexpandAfterDays
             self.defaultTimeZone = defaultTimeZone
