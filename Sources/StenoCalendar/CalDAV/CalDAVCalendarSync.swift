@@ -3,15 +3,16 @@ import StenoCore
 
 /// Brings one calendar's mirror up to date, choosing the cheapest way the server allows:
 ///
-/// 1. nothing changed (CTag or sync token as stored, window not slid) → no request;
+/// 1. nothing changed (CTag as stored, for accounts without sync-collection) → no request;
 /// 2. a stored sync token → sync-collection since it, calendar-multiget of the changes;
 /// 3. no token, or one the server rejects → sync-collection from an empty token, fetching
 ///    only members whose ETag differs from the mirror's (all of them when the window slid);
 /// 4. no sync-collection → PROPFIND of every member's ETag, compared with the mirror's.
 ///
 /// Objects are fetched in chunks of ``CalDAVProvider/Options/multigetChunkSize`` hrefs, a few
-/// requests in flight, each chunk applied as an incremental change set without a sync state;
-/// the last change set carries the deletions and the new state, so a state is never saved
+/// requests in flight, and applied as incremental change sets of about
+/// ``CalDAVProvider/Options/resourcesPerChangeSet`` resources without a sync state; the last
+/// change set carries the rest, the deletions and the new state, so a state is never saved
 /// before the data it covers.
 struct CalDAVCalendarSync {
     let client: CalDAVClient
@@ -49,7 +50,6 @@ struct CalDAVCalendarSync {
         let fresh = !isKnown || stored == nil || windowSlid
         if !fresh, let stored {
             if let ctag = collection.ctag, ctag == stored.ctag { return Outcome() }
-            if let token = collection.syncToken, token == stored.syncToken { return Outcome() }
         }
         var outcome = Outcome()
         if capabilities.syncCollection, collection.reports.map({ $0.contains("sync-collection") }) ?? true {
@@ -110,6 +110,7 @@ struct CalDAVCalendarSync {
         let chunkSize = max(1, options.multigetChunkSize)
         let chunks = stride(from: 0, to: hrefs.count, by: chunkSize).map { Array(hrefs[$0..<min($0 + chunkSize, hrefs.count)]) }
         var warnings: [String] = []
+        var pending: [ResourceUpdate] = []
         try await withThrowingTaskGroup(of: CalDAVFetchedChunk.self) { group in
             var next = 0
             let inFlight = max(1, options.concurrentRequests)
@@ -126,9 +127,11 @@ struct CalDAVCalendarSync {
                 }
                 gone += fetched.removed
                 warnings += fetched.warnings
-                if !fetched.updates.isEmpty {
+                pending += fetched.updates
+                if pending.count >= options.resourcesPerChangeSet {
                     summary.add(try await context.mirror.apply(
-                        CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: fetched.updates)))
+                        CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: pending)))
+                    pending.removeAll(keepingCapacity: true)
                 }
             }
         }
@@ -138,7 +141,8 @@ struct CalDAVCalendarSync {
         let state = CalDAVCalendarState(syncToken: token, ctag: collection.ctag, windowDay: windowDay)
         summary.add(try await context.mirror.apply(
             CalendarChangeSet(
-                calendar: descriptor, scope: .incremental, removedResources: gone, syncState: CalDAVStateCoding.encode(state))))
+                calendar: descriptor, scope: .incremental, updatedResources: pending, removedResources: gone,
+                syncState: CalDAVStateCoding.encode(state))))
         return (summary, warnings)
     }
 

@@ -9,8 +9,6 @@ public struct CalDAVCollection: Sendable, Hashable {
     public var color: String?
     /// Calendar Server `getctag`: changes whenever anything in the collection changes.
     public var ctag: String?
-    /// The collection's current `DAV:sync-token`, when listed.
-    public var syncToken: String?
     /// Component names the collection accepts (`VEVENT`, `VTODO`…); nil when not announced.
     public var components: Set<String>?
     /// Local names of the REPORTs the collection announced; nil when not asked or not announced.
@@ -35,7 +33,6 @@ public struct CalDAVCollection: Sendable, Hashable {
         displayName = response.text(.displayName)
         color = response.text(.calendarColor).map(Self.normalizedColor)
         ctag = response.text(.getCTag)
-        syncToken = response.text(.syncToken)
         if let set = response.property(.supportedComponents) {
             components = Set(set.children(.comp).compactMap { $0.attributes["name"]?.uppercased() })
         }

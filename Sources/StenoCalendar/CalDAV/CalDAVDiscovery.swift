@@ -76,12 +76,13 @@ struct CalDAVDiscovery {
             isCalendar: entry.property(.resourceType)?.child(.calendar) != nil)
     }
 
-    /// The calendar collections of a home (Depth 1), with the reports each supports when
-    /// `probeReports`.
+    /// The calendar collections of a home (Depth 1), with their CTags when `changeTag` and
+    /// the reports each supports when `probeReports`.
     ///
     /// - Throws: ``CalDAVHomeGone`` on 404/410 (the stored home moved: discover again).
-    func calendars(home: URL, probeReports: Bool) async throws -> [CalDAVCollection] {
-        let response = try await client.send("PROPFIND", home, depth: "1", body: CalDAVRequests.calendarListing(probeReports: probeReports))
+    func calendars(home: URL, probeReports: Bool, changeTag: Bool) async throws -> [CalDAVCollection] {
+        let body = CalDAVRequests.calendarListing(probeReports: probeReports, changeTag: changeTag)
+        let response = try await client.send("PROPFIND", home, depth: "1", body: body)
         if response.status == 404 || response.status == 410 || response.status == 301 { throw CalDAVHomeGone() }
         let multistatus = try CalDAVClient.multistatus(of: response, method: "PROPFIND", url: home)
         let homePath = DAVHref(home.absoluteString, relativeTo: home)?.asCollection.path

@@ -12,7 +12,11 @@ import StenoCore
 ///
 /// The first sync discovers the calendar home and probes the server's capabilities; both are
 /// stored with the account, so later syncs start by listing the home's calendars (one request)
-/// and then sync each changed calendar incrementally (see ``CalDAVCalendarSync``).
+/// and then sync each calendar incrementally (see ``CalDAVCalendarSync``): one sync-collection
+/// REPORT per calendar, plus calendar-multiget REPORTs for what changed.
+///
+/// Read-only: nothing is written back, so no `If-Match` is ever sent. A write-back must use
+/// only strong ETags there (a weak `W/"…"` ETag is kept for comparison, never for `If-Match`).
 public struct CalDAVProvider: CalendarProvider {
     public var kind: CalendarProviderKind { .caldav }
     let transport: HTTPTransport
@@ -24,6 +28,9 @@ public struct CalDAVProvider: CalendarProvider {
         public var multigetChunkSize: Int
         /// calendar-multiget REPORTs in flight at once per calendar.
         public var concurrentRequests: Int
+        /// Fetched resources gathered into one change set (one store transaction): bounds
+        /// memory on huge calendars while keeping transactions few.
+        public var resourcesPerChangeSet: Int
         /// `<D:limit><D:nresults>` sent with sync-collection; nil sends none (servers page
         /// on their own with 507, which is followed).
         public var syncCollectionLimit: Int?
@@ -34,11 +41,12 @@ public struct CalDAVProvider: CalendarProvider {
         public var defaultTimeZone: TimeZone
 
         public init(
-            multigetChunkSize: Int = 250, concurrentRequests: Int = 2, syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7,
-            defaultTimeZone: TimeZone = .current
+            multigetChunkSize: Int = 250, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 2500,
+            syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7, defaultTimeZone: TimeZone = .current
         ) {
             self.multigetChunkSize = multigetChunkSize
             self.concurrentRequests = concurrentRequests
+            self.resourcesPerChangeSet = resourcesPerChangeSet
             self.syncCollectionLimit = syncCollectionLimit
             self.reexpandAfterDays = reexpandAfterDays
             self.defaultTimeZone = defaultTimeZone
@@ -91,9 +99,11 @@ public struct CalDAVProvider: CalendarProvider {
         var capabilities = CalDAVStateCoding.decode(CalDAVCapabilities.self, from: context.account.capabilities)
         var account = storedAccount
         var collections: [CalDAVCollection]?
+        // The CTag is the change check only without sync-collection (see CalDAVRequests.calendarListing).
+        let wantsCTag = capabilities.map { !$0.syncCollection } ?? false
         if let stored = storedAccount, let home = URL(string: stored.homeURL) {
             do {
-                collections = try await discovery.calendars(home: home, probeReports: capabilities == nil)
+                collections = try await discovery.calendars(home: home, probeReports: capabilities == nil, changeTag: wantsCTag)
             } catch is CalDAVHomeGone {
                 context.logger.info("the stored calendar home is gone; discovering again", metadata: ["home": "\(stored.homeURL)"])
             }
@@ -105,7 +115,7 @@ public struct CalDAVProvider: CalendarProvider {
             }
             account = found
             do {
-                collections = try await discovery.calendars(home: home, probeReports: capabilities == nil)
+                collections = try await discovery.calendars(home: home, probeReports: capabilities == nil, changeTag: wantsCTag)
             } catch is CalDAVHomeGone {
                 throw CalendarSyncError.badSource("the calendar home \(found.homeURL) found by discovery answers 404")
             }

@@ -13,13 +13,18 @@ enum CalDAVRequests {
     /// PROPFIND for `current-user-principal` and `calendar-home-set` (either may answer).
     static let principalAndHome = propfind(["D:current-user-principal", "C:calendar-home-set", "D:resourcetype"])
 
-    /// PROPFIND Depth 1 on the calendar home: each collection's name, color, change tags and
-    /// (when `probeReports`) the reports it supports.
-    static func calendarListing(probeReports: Bool) -> Data {
+    /// PROPFIND Depth 1 on the calendar home: each collection's name, color, components, time
+    /// zone; its CTag when `changeTag` (accounts without sync-collection, where the CTag is the
+    /// change check); the reports it supports when `probeReports`.
+    ///
+    /// The CTag is not asked for otherwise: with sync-collection the report itself is the
+    /// change check, and some servers compute a CTag from every member on each request
+    /// (Radicale: 0.6 s for 10,000 events; `DAV:sync-token` as a property costs it 0.9 s).
+    static func calendarListing(probeReports: Bool, changeTag: Bool) -> Data {
         var properties = [
-            "D:resourcetype", "D:displayname", "A:calendar-color", "CS:getctag", "D:sync-token",
-            "C:supported-calendar-component-set", "C:calendar-timezone",
+            "D:resourcetype", "D:displayname", "A:calendar-color", "C:supported-calendar-component-set", "C:calendar-timezone",
         ]
+        if changeTag { properties.append("CS:getctag") }
         if probeReports { properties.append("D:supported-report-set") }
         return propfind(properties)
     }

@@ -28,9 +28,10 @@ struct CalDAVProviderTests {
             #expect(capabilities.syncCollection && capabilities.calendarMultiget)
             #expect(capabilities.davClasses.contains("calendar-access"))
 
-            // Later syncs neither discover nor probe again: one listing, nothing changed.
+            // Later syncs neither discover nor probe again: the listing and one (empty)
+            // sync-collection per calendar.
             let again = try await server.sync()
-            #expect(again.requests == 1)
+            #expect(again.requests == 3)
             #expect(again.fullSyncs == 0)
         }
     }
@@ -63,9 +64,9 @@ struct CalDAVProviderTests {
             #expect(live.first { $0.meetingIdentity == "e1" }?.title == "Renamed")
             #expect(live.first { $0.meetingIdentity == "new" }?.title == "Added")
 
-            // Nothing changed: the listing's CTag says so, one request.
+            // Nothing changed: the listing and an empty sync-collection.
             let third = try await server.sync()
-            #expect(third.requests == 1)
+            #expect(third.requests == 2)
             #expect(third.changes == MirrorChangeSummary())
         }
     }
