@@ -9,6 +9,7 @@ public protocol MeetingStore: Sendable {
     func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary]
     /// One meeting with attendees and recordings. Throws `.notFound`, also when not visible.
     func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail
-    /// Meetings and recordings matching `text` (FTS5 syntax; plain words match as prefixes).
-    func search(_ text: String, visibleTo userID: Int64?, limit: Int) async throws -> [SearchHit]
+    /// Meetings and recordings matching `text` (plain words match as prefixes): the meeting
+    /// hits by rank, then the recording hits by rank; `limit` of them from position `offset`.
+    func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit]
 }

@@ -41,11 +41,20 @@ func steno(_ daemon: TestDaemon, _ arguments: [String]) throws -> CommandResult 
 /// The uid tests use to stand for another person: nobody.
 let otherUID: UInt32 = 65534
 
+/// A second uid for tests that need two people besides root (group `otherUID`, so it may
+/// open the shared socket too).
+let secondUID: UInt32 = 65533
+
 /// Runs a command as `otherUID` through setpriv (tests run as root).
 func runAsOtherUser(_ executable: String, _ arguments: [String]) throws -> CommandResult {
+    try runAs(uid: otherUID, executable, arguments)
+}
+
+/// Runs a command as `uid` (group `otherUID`) through setpriv (tests run as root).
+func runAs(uid: UInt32, _ executable: String, _ arguments: [String]) throws -> CommandResult {
     try runCommand(
         "/usr/bin/setpriv",
-        ["--reuid", String(otherUID), "--regid", String(otherUID), "--clear-groups", executable] + arguments)
+        ["--reuid", String(uid), "--regid", String(otherUID), "--clear-groups", executable] + arguments)
 }
 
 /// Whether this test process may switch users (setpriv needs root).
@@ -62,4 +71,16 @@ extension RawSocketClient {
         try sendLine(line)
         return try readJSON(timeout: timeout)
     }
+}
+
+/// Asks `fetch` every 200 ms until its answer satisfies `done` or `timeout` passes; returns
+/// the last answer either way (the caller's expectations then say what was wrong).
+func poll<T>(timeout: TimeInterval, _ fetch: () throws -> T, until done: (T) -> Bool) throws -> T {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = try fetch()
+    while !done(last) && Date() < deadline {
+        usleep(200_000)
+        last = try fetch()
+    }
+    return last
 }

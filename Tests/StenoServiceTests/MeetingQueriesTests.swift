@@ -38,20 +38,20 @@ struct MeetingQueriesTests {
         try await RecordingLinker(store: catalog).link(recordingID: call.id)
 
         let everything = try await catalog.meetings(MeetingQuery(limit: 1000))
-        let asAlice = try await catalog.meetings(MeetingQuery(visibleTo: alice.id, limit: 1000))
-        let asBob = try await catalog.meetings(MeetingQuery(visibleTo: bob.id, limit: 1000))
+        let asAlice = try await catalog.meetings(MeetingQuery(visibleTo: alice.id, offset: 0, limit: 1000))
+        let asBob = try await catalog.meetings(MeetingQuery(visibleTo: bob.id, offset: 0, limit: 1000))
         #expect(everything.count == 33 && asAlice.count == 33)  // all of them are in Alice's own calendar
         let bobTitles = Set(asBob.map(\.title))
         #expect(bobTitles == ["Team standup", "Team standup (moved)", "Design review: inbox watcher", "Sprint planning", "1:1 Alice / Bob", "Sprint retro"])
         #expect(asBob.map { $0.start ?? .distantPast } == asBob.map { $0.start ?? .distantPast }.sorted())
 
         // Filters: with an attendee, by title, recorded or not, by day.
-        let withZoe = try await catalog.meetings(MeetingQuery(withEmail: "zoe@example.com", visibleTo: bob.id, limit: 1000))
+        let withZoe = try await catalog.meetings(MeetingQuery(withEmail: "zoe@example.com", visibleTo: bob.id, offset: 0, limit: 1000))
         #expect(!withZoe.isEmpty && withZoe.allSatisfy { $0.title.hasPrefix("Team standup") })
-        #expect(try await catalog.meetings(MeetingQuery(titleContains: "RETRO", visibleTo: bob.id, limit: 10)).map(\.title) == ["Sprint retro"])
+        #expect(try await catalog.meetings(MeetingQuery(titleContains: "RETRO", visibleTo: bob.id, offset: 0, limit: 10)).map(\.title) == ["Sprint retro"])
         let recorded = try await catalog.meetings(MeetingQuery(recorded: true, limit: 10))
         #expect(recorded.map(\.title) == ["Customer call: ACME renewal"] && recorded.first?.recordings == [call.id])
-        #expect(try await catalog.meetings(MeetingQuery(recorded: true, visibleTo: bob.id, limit: 10)).isEmpty)
+        #expect(try await catalog.meetings(MeetingQuery(recorded: true, visibleTo: bob.id, offset: 0, limit: 10)).isEmpty)
         let day = try await catalog.meetings(
             MeetingQuery(from: ISO8601DateFormatter().date(from: "2026-11-20T00:00:00Z"), to: ISO8601DateFormatter().date(from: "2026-11-21T00:00:00Z"), limit: 10))
         #expect(day.map(\.title) == ["Team standup (moved)"])
@@ -65,13 +65,15 @@ struct MeetingQueriesTests {
         await #expect(throws: StoreError.self) { _ = try await catalog.meeting(id: detail.meeting.id, visibleTo: bob.id) }
 
         // Search: names without their accents, emails, titles and transcripts, within what one may see.
-        let zoe = try await catalog.search("zoe", visibleTo: bob.id, limit: 100)
+        let zoe = try await catalog.search("zoe", visibleTo: bob.id, offset: 0, limit: 100)
         #expect(!zoe.isEmpty && zoe.allSatisfy { $0.kind == "meeting" && $0.title.hasPrefix("Team standup") })
-        #expect(try await catalog.search("田中", visibleTo: bob.id, limit: 10).map(\.title) == ["Design review: inbox watcher"])
-        #expect(try await catalog.search("acme", visibleTo: bob.id, limit: 10).isEmpty)
-        let acme = try await catalog.search("acme renewal", visibleTo: nil, limit: 10)
-        #expect(Set(acme.map(\.kind)) == ["meeting", "recording"])
-        #expect(try await catalog.search("zurich", visibleTo: alice.id, limit: 10).map(\.id) == [call.id])
-        #expect(try await catalog.search("zurich", visibleTo: bob.id, limit: 10).isEmpty)
+        #expect(try await catalog.search("田中", visibleTo: bob.id, offset: 0, limit: 10).map(\.title) == ["Design review: inbox watcher"])
+        #expect(try await catalog.search("acme", visibleTo: bob.id, offset: 0, limit: 10).isEmpty)
+        let acme = try await catalog.search("acme renewal", visibleTo: nil, offset: 0, limit: 10)
+        #expect(acme.map(\.kind) == ["meeting", "recording"], "meeting hits first")
+        #expect(try await catalog.search("acme renewal", visibleTo: nil, offset: 1, limit: 5).map(\.kind) == ["recording"])
+        #expect(try await catalog.search("acme renewal", visibleTo: nil, offset: 0, limit: 1).map(\.kind) == ["meeting"])
+        #expect(try await catalog.search("zurich", visibleTo: alice.id, offset: 0, limit: 10).map(\.id) == [call.id])
+        #expect(try await catalog.search("zurich", visibleTo: bob.id, offset: 0, limit: 10).isEmpty)
     }
 }

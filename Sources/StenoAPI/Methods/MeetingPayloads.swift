@@ -10,9 +10,9 @@ extension StenoMethods {
     /// One meeting: time, organizer, attendees with responses, recordings with link method and score.
     public static let meetingsGet = RPCMethodDescriptor<MeetingIDParams, MeetingDetail>("meetings.get")
     /// A meeting's attendees (from the calendars, or the links' cache when it is gone).
-    public static let attendeesList = RPCMethodDescriptor<MeetingIDParams, [Attendee]>("attendees.list")
+    public static let attendeesList = RPCMethodDescriptor<AttendeeListParams, Page<Attendee>>("attendees.list")
     /// Full-text search over meeting titles, attendee names and emails, recording titles and transcripts.
-    public static let searchQuery = RPCMethodDescriptor<SearchParams, [SearchHit]>("search.query")
+    public static let searchQuery = RPCMethodDescriptor<SearchParams, Page<SearchHit>>("search.query")
 }
 
 /// Params of `meetings.list`.
@@ -49,15 +49,34 @@ public struct MeetingIDParams: Codable, Sendable, Hashable {
     public init(id: Int64) { self.id = id }
 }
 
+/// Params of `attendees.list`: one meeting, a page at a time.
+public struct AttendeeListParams: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var id: Int64
+    /// The `nextCursor` of the previous page.
+    public var cursor: String?
+    /// Items per page (default 100).
+    public var limit: Int?
+
+    public init(id: Int64, cursor: String? = nil, limit: Int? = nil) {
+        self.id = id
+        self.cursor = cursor
+        self.limit = limit
+    }
+}
+
 /// Params of `search.query`.
 public struct SearchParams: Codable, Sendable, Hashable {
     /// Words; each matches as a prefix, all must match.
     public var text: String
-    /// At most this many hits (default 50).
+    /// The `nextCursor` of the previous page.
+    public var cursor: String?
+    /// Hits per page (default 100).
     public var limit: Int?
 
-    public init(text: String, limit: Int? = nil) {
+    public init(text: String, cursor: String? = nil, limit: Int? = nil) {
         self.text = text
+        self.cursor = cursor
         self.limit = limit
     }
 }

@@ -40,9 +40,12 @@ public enum LinkScorer {
     /// online-meeting URL (+0.3) and title (up to +0.2).
     public static func score(_ candidate: LinkCandidate, for recording: RecordingLinkFacts, policy: LinkPolicy) -> ScoredCandidate {
         var terms: [ScoreTerm] = []
-        let recordingLength = max(recording.duration, 1)
+        let recordingLength = max(0, recording.duration)
         let overlap = max(0, min(recording.end, candidate.end).timeIntervalSince(max(recording.recordedAt, candidate.start)))
-        let share = min(1, overlap / recordingLength)
+        // A recording of unknown (zero) length is a point in time: inside the event or not.
+        let share = recordingLength > 0
+            ? min(1, overlap / recordingLength)
+            : (candidate.start <= recording.recordedAt && recording.recordedAt < candidate.end ? 1 : 0)
         terms.append(ScoreTerm(
             name: "overlap", points: 0.5 * share,
             detail: "\(minutes(overlap)) of \(minutes(recordingLength)) min of the recording fall inside the event"))

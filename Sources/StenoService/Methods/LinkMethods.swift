@@ -24,11 +24,11 @@ struct LinkMethods: Sendable {
             return Page(items: page, nextCursor: links.count > limit ? page.last.map { PageCursor.encode($0.recording) } : nil)
         }
         table.register(StenoMethods.linksHistory, access: .user) { call, params in
-            _ = try await methods.store.recording(id: params.id, visibleTo: RecordingMethods.visibility(of: call.caller))
+            _ = try await methods.ownRecording(params.id, caller: call.caller)
             return try await methods.store.linkHistory(recordingID: params.id)
         }
         table.register(StenoMethods.linksSet, access: .user) { call, params in
-            let recording = try await methods.store.recording(id: params.recording, visibleTo: RecordingMethods.visibility(of: call.caller))
+            let recording = try await methods.ownRecording(params.recording, caller: call.caller)
             // Members may link only to meetings they can see (their calendars, their invitations).
             let events = try await methods.store.meetingEvents(meetingID: params.meeting, exceptEventID: nil, ownerID: recording.ownerID)
             let visible = call.caller.isAdmin ? events : events.filter { $0.ownerRelation != .unrelated }
@@ -42,7 +42,7 @@ struct LinkMethods: Sendable {
             return try await methods.summary(recording.id)
         }
         table.register(StenoMethods.linksRemove, access: .user) { call, params in
-            let recording = try await methods.store.recording(id: params.id, visibleTo: RecordingMethods.visibility(of: call.caller))
+            let recording = try await methods.ownRecording(params.id, caller: call.caller)
             try await methods.store.saveLink(
                 LinkUpdate(
                     recordingID: recording.id, state: .unlinked, method: .manual, isManual: true, eventID: nil,
@@ -53,6 +53,17 @@ struct LinkMethods: Sendable {
             let result = try await methods.queue.enqueue(RevalidateLinksJobHandler.draft(priority: JobPriority.interactive))
             return JobEnqueueResult(job: result.job, alreadyLive: !result.isNew)
         }
+    }
+
+    /// A recording the caller may act on: their own (admins: any). Others who can see it
+    /// through a shared meeting may not change its link nor read the owner's candidates.
+    func ownRecording(_ id: Int64, caller: Caller) async throws -> Recording {
+        let recording = try await store.recording(id: id, visibleTo: RecordingMethods.visibility(of: caller))
+        guard caller.isAdmin || (recording.ownerID != nil && recording.ownerID == caller.user?.id) else {
+            throw RPCError.notPermitted(
+                "recording \(id) belongs to \(recording.ownerName ?? "someone else"); only its owner or an admin may see or change its link")
+        }
+        return recording
     }
 
     func actor(_ caller: Caller) -> String {
@@ -67,7 +78,7 @@ struct LinkMethods: Sendable {
     }
 
     func explain(_ recordingID: Int64, caller: Caller) async throws -> LinkExplanation {
-        let recording = try await store.recording(id: recordingID, visibleTo: RecordingMethods.visibility(of: caller))
+        let recording = try await ownRecording(recordingID, caller: caller)
         guard let decision = try await linker.explain(recordingID: recording.id) else {
             throw RPCError.failedPrecondition(
                 "recording \(recording.id) is \(recording.status.rawValue)\(recording.recordedAt == nil ? " and has no start time" : ""); only ready recordings are linked")

@@ -38,3 +38,21 @@ extension PageCursor {
         return Page(items: page, nextCursor: rest.count > limit ? page.last.map { encode(id($0)) } : nil)
     }
 }
+
+extension PageCursor {
+    /// A page of a list read by position: `fetched` holds up to `limit + 1` items from
+    /// `offset`; the cursor holds the next position.
+    static func offsetPage<Item>(_ fetched: [Item], offset: Int, limit: Int) -> Page<Item> {
+        let page = Array(fetched.prefix(limit))
+        return Page(items: page, nextCursor: fetched.count > limit ? encode(Int64(offset + limit)) : nil)
+    }
+
+    /// The position a cursor of ``offsetPage(_:offset:limit:)`` holds (0 without one).
+    static func offset(_ cursor: String?) throws(RPCError) -> Int {
+        let offset = try cursor.map(decode) ?? 0
+        guard offset >= 0, offset <= Int64(Int32.max) else {
+            throw .invalidParams("the cursor is not one this daemon issued; start again without a cursor")
+        }
+        return Int(offset)
+    }
+}

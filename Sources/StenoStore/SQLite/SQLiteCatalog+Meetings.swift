@@ -3,21 +3,10 @@ import GRDB
 import StenoCore
 
 extension SQLiteCatalog {
-    /// Whether user `?v` may see meeting `m` (NULL `?v`: an admin, everything).
-    static let meetingVisible = """
-        (?v IS NULL
-         OR EXISTS (SELECT 1 FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
-                    WHERE e.meeting_id = m.id
-                      AND (a.owner_id = ?v
-                           OR e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = ?v)
-                           OR EXISTS (SELECT 1 FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
-                                      WHERE ea.event_id = e.id AND ue.user_id = ?v)))
-         OR EXISTS (SELECT 1 FROM links l JOIN recordings r ON r.id = l.recording_id WHERE l.meeting_id = m.id AND r.owner_id = ?v))
-        """
 
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
         try await writer.read { db in
-            var conditions = [Self.meetingVisible]
+            var conditions = [Self.meetingVisible(to: ":v")]
             var arguments: [String: (any DatabaseValueConvertible)?] = ["v": query.visibleTo]
             if let from = query.from {
                 conditions.append("m.starts_at >= :from")
@@ -49,7 +38,7 @@ extension SQLiteCatalog {
                 SELECT m.id FROM meetings m WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY m.starts_at, m.id LIMIT :limit OFFSET :offset
                 """
-            let ids = try Int64.fetchAll(db, sql: sql.replacingOccurrences(of: "?v", with: ":v"), arguments: StatementArguments(arguments))
+            let ids = try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
             return try ids.map { try Self.meetingSummary(db, id: $0) }
         }
     }
@@ -57,7 +46,7 @@ extension SQLiteCatalog {
     public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail {
         try await writer.read { db in
             let visible = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM meetings m WHERE m.id = :id AND \(Self.meetingVisible.replacingOccurrences(of: "?v", with: ":v"))",
+                db, sql: "SELECT 1 FROM meetings m WHERE m.id = :id AND \(Self.meetingVisible(to: ":v"))",
                 arguments: ["id": id, "v": userID]) ?? false
             guard visible else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
             let summary = try Self.meetingSummary(db, id: id)
@@ -135,7 +124,7 @@ extension SQLiteCatalog {
             onlineMeetingURL: event?["online_meeting_url"], isCancelled: live > 0 && active == 0, isGone: live == 0)
     }
 
-    public func search(_ text: String, visibleTo userID: Int64?, limit: Int) async throws -> [SearchHit] {
+    public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
         let words = text.split { !$0.isLetter && !$0.isNumber }.map { "\"\($0)\"*" }
         guard !words.isEmpty else { return [] }
         let match = words.joined(separator: " ")
@@ -145,10 +134,10 @@ extension SQLiteCatalog {
                 sql: """
                     SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet
                     FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
-                    WHERE meeting_search MATCH :match AND \(Self.meetingVisible.replacingOccurrences(of: "?v", with: ":v"))
+                    WHERE meeting_search MATCH :match AND \(Self.meetingVisible(to: ":v"))
                     ORDER BY rank LIMIT :limit
                     """,
-                arguments: ["match": match, "v": userID, "limit": limit]
+                arguments: ["match": match, "v": userID, "limit": offset + limit]
             ).map {
                 SearchHit(kind: "meeting", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
                           start: ($0["starts_at"] as Int64?).map(Self.date(milliseconds:)))
@@ -159,15 +148,16 @@ extension SQLiteCatalog {
                     SELECT r.id, coalesce(r.title, recording_search.path, '') AS title, r.recorded_at,
                         snippet(recording_search, -1, '[', ']', '…', 8) AS snippet
                     FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
-                    WHERE recording_search MATCH :match AND (:v IS NULL OR r.owner_id = :v)
+                    WHERE recording_search MATCH :match AND \(Self.recordingVisible(to: ":v"))
                     ORDER BY rank LIMIT :limit
                     """,
-                arguments: ["match": match, "v": userID, "limit": limit]
+                arguments: ["match": match, "v": userID, "limit": offset + limit]
             ).map {
                 SearchHit(kind: "recording", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
                           start: ($0["recorded_at"] as Int64?).map(Self.date(milliseconds:)))
             }
-            return Array((meetings + recordings).prefix(limit))
+            // Ranks of the two tables do not compare: meetings come first, then recordings.
+            return Array((meetings + recordings).dropFirst(offset).prefix(limit))
         }
     }
 }

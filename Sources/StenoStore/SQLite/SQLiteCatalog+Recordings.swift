@@ -58,7 +58,7 @@ extension SQLiteCatalog: RecordingStore {
                 _ = arguments.append(contentsOf: [owner])
             }
             if let visible = query.visibleTo {
-                conditions.append("r.owner_id = ?")
+                conditions.append(Self.recordingVisibleToPositionalUser)
                 _ = arguments.append(contentsOf: [visible])
             }
             if let status = query.status {
@@ -84,7 +84,7 @@ extension SQLiteCatalog: RecordingStore {
             var sql = "r.id = ?"
             var arguments: StatementArguments = [id]
             if let userID {
-                sql += " AND r.owner_id = ?"
+                sql += " AND " + Self.recordingVisibleToPositionalUser
                 _ = arguments.append(contentsOf: [userID])
             }
             guard let recording = try Self.fetchRecordings(db, whereSQL: sql, arguments: arguments, withTranscript: true).first else {

@@ -26,7 +26,7 @@ struct CalendarsCommand: ParsableCommand {
                 ])
             }
             Output.print(Output.json(calendars), table: table, format: global.format)
-            if more && global.format == .table { print("(more calendars: use --all or a larger --limit)") }
+            Output.moreHint(more, "calendars", format: global.format)
         }
     }
 }

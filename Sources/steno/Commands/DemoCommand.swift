@@ -115,7 +115,7 @@ struct DemoCommand: ParsableCommand {
         print(MeetingsCommand.table(meetings).renderTable())
         if let meeting = meetings.first(where: { $0.title.contains("moved") }) ?? meetings.first {
             print("\nAttendees of meeting \(meeting.id), \"\(meeting.title)\" (steno attendees \(meeting.id)):\n")
-            let attendees = try client.call(StenoMethods.attendeesList, MeetingIDParams(id: meeting.id))
+            let attendees = try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting.id)).items
             print(AttendeesCommand.table(attendees).renderTable())
         }
         print("")

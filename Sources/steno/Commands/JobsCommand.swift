@@ -26,7 +26,7 @@ struct JobsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(jobs), table: JobsCommand.table(jobs), format: global.format)
-                if more && global.format == .table { print("(more jobs: use --all or a larger --limit)") }
+                Output.moreHint(more, "jobs", format: global.format)
             }
         }
     }

@@ -64,7 +64,7 @@ struct LinksCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(links), table: LinksCommand.table(links), format: global.format)
-                if more && global.format == .table { print("(more links: use --all or a larger --limit)") }
+                Output.moreHint(more, "links", format: global.format)
             }
         }
     }

@@ -44,7 +44,7 @@ struct MeetingsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(meetings), table: MeetingsCommand.table(meetings), format: global.format)
-                if more && global.format == .table { print("(more meetings: use --all or a larger --limit)") }
+                Output.moreHint(more, "meetings", format: global.format)
             }
         }
     }
@@ -103,12 +103,16 @@ struct AttendeesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendees", abstract: "A meeting's attendees with their role and response (cached ones when the meeting is gone).")
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var list: ListOptions
     @Argument(help: "The meeting id.") var meeting: Int64
 
     func run() throws {
         try reportingFailures {
-            let attendees = try global.withClient { try $0.call(StenoMethods.attendeesList, MeetingIDParams(id: meeting)) }
+            let (attendees, more) = try global.withClient { client in
+                try list.collect { try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting, cursor: $0, limit: $1)) }
+            }
             Output.print(Output.json(attendees), table: Self.table(attendees), format: global.format)
+            Output.moreHint(more, "attendees", format: global.format)
         }
     }
 
@@ -126,19 +130,22 @@ struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search", abstract: "Search meeting titles, attendee names and emails, recording titles and transcripts.")
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var list: ListOptions
     @Argument(help: "Words; each matches as a prefix, all must match.") var words: [String]
-    @Option(name: .long, help: "At most this many results.") var limit = 50
 
     func run() throws {
         try reportingFailures {
-            let hits = try global.withClient {
-                try $0.call(StenoMethods.searchQuery, SearchParams(text: words.joined(separator: " "), limit: limit))
+            let (hits, more) = try global.withClient { client in
+                try list.collect {
+                    try client.call(StenoMethods.searchQuery, SearchParams(text: words.joined(separator: " "), cursor: $0, limit: $1))
+                }
             }
             var table = TableWriter(["KIND", "ID", "WHEN", "TITLE", "MATCH"])
             for hit in hits {
                 table.add([hit.kind, String(hit.id), hit.start.map(Output.date) ?? "-", hit.title, hit.snippet.replacingOccurrences(of: "\n", with: " ")])
             }
             Output.print(Output.json(hits), table: table, format: global.format)
+            Output.moreHint(more, "hits", format: global.format)
         }
     }
 }

@@ -30,7 +30,7 @@ struct RecordingsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(recordings), table: RecordingsCommand.table(recordings, reasons: failed || status == .failed), format: global.format)
-                if more && global.format == .table { print("(more recordings: use --all or a larger --limit)") }
+                Output.moreHint(more, "recordings", format: global.format)
             }
         }
     }

@@ -21,7 +21,7 @@ struct UsersCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(users), table: UsersCommand.table(users), format: global.format)
-                if more && global.format == .table { print("(more users: use --all or a larger --limit)") }
+                Output.moreHint(more, "users", format: global.format)
             }
         }
     }

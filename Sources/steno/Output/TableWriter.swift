@@ -59,6 +59,11 @@ enum Output {
         }
     }
 
+    /// Under a table cut short by `--limit`: how to see the rest.
+    static func moreHint(_ more: Bool, _ items: String, format: OutputFormat) {
+        if more && format == .table { Swift.print("(more \(items): use --all or a larger --limit)") }
+    }
+
     /// A date in the local time zone, to the minute.
     static func date(_ date: Date) -> String {
         let formatter = DateFormatter()

@@ -163,4 +163,16 @@ struct LinkerTests {
         #expect(abs((chosen?.score ?? 0) - (0.5 + 0.2 * (25.0 / 30) + 0.15 + 0.2)) < 1e-9)
         #expect(chosen?.terms.first?.detail == "50 of 50 min of the recording fall inside the event")
     }
+
+    @Test func aRecordingShorterThanASecondInsideTheEventOverlapsItFully() {
+        let short = RecordingLinkFacts(recordingID: 1, recordedAt: F.at(10, 5), duration: 0.3)
+        let scored = LinkScorer.score(F.event(1, "Planning", from: F.at(10), minutes: 60), for: short, policy: LinkPolicy())
+        #expect(abs((scored.terms.first { $0.name == "overlap" }?.points ?? 0) - 0.5) < 1e-6)
+        let unknownLength = RecordingLinkFacts(recordingID: 1, recordedAt: F.at(10, 5), duration: 0)
+        #expect(LinkScorer.score(F.event(1, "Planning", from: F.at(10), minutes: 60), for: unknownLength, policy: LinkPolicy())
+            .terms.first { $0.name == "overlap" }?.points == 0.5)
+        let outside = RecordingLinkFacts(recordingID: 1, recordedAt: F.at(11, 5), duration: 0)
+        #expect(LinkScorer.score(F.event(1, "Planning", from: F.at(10), minutes: 60), for: outside, policy: LinkPolicy())
+            .terms.first { $0.name == "overlap" }?.points == 0)
+    }
 }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The visibility rules of SPEC §7–8 as SQL, so every store query enforces them itself:
+/// a member sees the recordings they own, the meetings they organised or attended (or hold in
+/// their own calendars), and the recordings linked to those meetings; an admin sees everything.
+///
+/// Each function takes the SQL expression that yields the user's id (a named parameter such
+/// as `:v`, or a column); a NULL user id stands for an admin.
+extension SQLiteCatalog {
+    /// Whether event `e` of the account `a` concerns user `user`: their own calendar, or
+    /// organised by or inviting one of their emails.
+    static func eventConcerns(_ user: String) -> String {
+        """
+        (a.owner_id = \(user)
+         OR e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = \(user))
+         OR EXISTS (SELECT 1 FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
+                    WHERE ea.event_id = e.id AND ue.user_id = \(user)))
+        """
+    }
+
+    /// Whether `user` may see meeting `m`: an event of it concerns them, or one of their own
+    /// recordings is linked to it.
+    static func meetingVisible(to user: String) -> String {
+        """
+        (\(user) IS NULL
+         OR EXISTS (SELECT 1 FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
+                    WHERE e.meeting_id = m.id AND \(eventConcerns(user)))
+         OR EXISTS (SELECT 1 FROM links l JOIN recordings r ON r.id = l.recording_id WHERE l.meeting_id = m.id AND r.owner_id = \(user)))
+        """
+    }
+
+    /// Whether `user` may see recording `r`: they own it, or it is linked to a meeting one of
+    /// whose events concerns them (the meeting's recordings come with the meeting).
+    static func recordingVisible(to user: String) -> String {
+        """
+        (\(user) IS NULL OR r.owner_id = \(user)
+         OR EXISTS (SELECT 1 FROM links l JOIN events e ON e.meeting_id = l.meeting_id
+                      JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
+                    WHERE l.recording_id = r.id AND l.state IN ('linked', 'orphaned') AND \(eventConcerns(user))))
+        """
+    }
+
+    /// ``recordingVisible(to:)`` for queries with positional arguments: binds the user id once,
+    /// as the next `?`.
+    static let recordingVisibleToPositionalUser = "EXISTS (SELECT 1 FROM (SELECT ? AS id) viewer WHERE \(recordingVisible(to: "viewer.id")))"
+}
