@@ -12,25 +12,50 @@ extension RecordingLinker {
     /// Links many recordings: the candidates of each owner are read once per time slice and
     /// matched in memory; the links are written in large transactions. Recordings whose link
     /// a person decided are left alone. Returns how many links changed, by new state.
+    ///
+    /// The facts of all recordings are read first (small rows), so that an owner's candidates
+    /// are read once for the whole run rather than once per batch of recordings.
     public func link(recordingIDs: [Int64], actor: String = "linker") async throws -> [LinkState: Int] {
         var changed: [LinkState: Int] = [:]
-        for batch in stride(from: 0, to: recordingIDs.count, by: Self.batchSize).map({ Array(recordingIDs[$0..<min($0 + Self.batchSize, recordingIDs.count)]) }) {
-            try Task.checkCancellation()
-            let facts = try await store.linkFacts(recordingIDs: batch)
-            let existing = try await store.links(recordingIDs: batch)
-            let work = facts.values.filter { existing[$0.facts.recordingID]?.isManual != true }
-            let decisions = try await decide(work)
+        let (facts, existing) = try await factsAndLinks(recordingIDs)
+        let work = facts.filter { existing[$0.facts.recordingID]?.isManual != true }
+        for (_, items) in Dictionary(grouping: work, by: { $0.ownerID ?? -1 }) {
             var updates: [LinkUpdate] = []
-            for (facts, decision) in decisions {
+            for (facts, decision) in try await decide(items) {
                 let before = existing[facts.recordingID]
                 let eventID = decision.chosen?.candidate.eventID
                 if let before, before.state == decision.state, before.eventID == eventID, before.method == decision.method { continue }
                 updates.append(update(for: decision, recordingID: facts.recordingID, before: before, actor: actor))
                 changed[decision.state, default: 0] += 1
             }
-            try await store.saveLinks(updates)
+            try await save(updates)
         }
         return changed
+    }
+
+    /// The link facts and the existing links of many recordings, read in batches.
+    func factsAndLinks(_ recordingIDs: [Int64]) async throws
+        -> (facts: [(facts: RecordingLinkFacts, ownerID: Int64?)], links: [Int64: ExistingLink])
+    {
+        var facts: [(facts: RecordingLinkFacts, ownerID: Int64?)] = []
+        var links: [Int64: ExistingLink] = [:]
+        for batch in Self.batches(recordingIDs) {
+            try Task.checkCancellation()
+            facts += try await store.linkFacts(recordingIDs: batch).values
+            links.merge(try await store.links(recordingIDs: batch)) { _, new in new }
+        }
+        return (facts, links)
+    }
+
+    /// Writes link updates in transactions of at most ``batchSize``.
+    func save(_ updates: [LinkUpdate]) async throws {
+        for start in stride(from: 0, to: updates.count, by: Self.batchSize) {
+            try await store.saveLinks(Array(updates[start..<min(start + Self.batchSize, updates.count)]))
+        }
+    }
+
+    static func batches(_ ids: [Int64]) -> [[Int64]] {
+        stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
     }
 
     /// Decisions for many recordings, reading each owner's candidates once per time slice.
@@ -85,35 +110,38 @@ extension RecordingLinker {
     /// Revalidates many links (SPEC §7) with batched reads and writes; returns the counts by action.
     public func revalidate(recordingIDs: [Int64]) async throws -> [RevalidationAction: Int] {
         var counts: [RevalidationAction: Int] = [:]
-        for batch in stride(from: 0, to: recordingIDs.count, by: Self.batchSize).map({ Array(recordingIDs[$0..<min($0 + Self.batchSize, recordingIDs.count)]) }) {
+        let (facts, links) = try await factsAndLinks(recordingIDs)
+        for (owner, items) in Dictionary(grouping: facts.filter { links[$0.facts.recordingID] != nil }, by: { $0.ownerID ?? -1 }) {
             try Task.checkCancellation()
-            let links = try await store.links(recordingIDs: batch)
-            let facts = try await store.linkFacts(recordingIDs: Array(links.keys))
-            let fresh = Dictionary(uniqueKeysWithValues: try await decide(Array(facts.values)).map { ($0.0.recordingID, $0.1) })
-            var updates: [LinkUpdate] = []
-            for (owner, items) in Dictionary(grouping: facts.values, by: { $0.ownerID ?? -1 }) {
-                let ownerID = owner < 0 ? nil : owner
-                let ownLinks = items.compactMap { links[$0.facts.recordingID] }
-                let current = try await store.liveEvents(ids: ownLinks.compactMap(\.eventID), ownerID: ownerID)
-                let meetings = try await store.meetingEvents(meetingIDs: Array(Set(ownLinks.compactMap(\.meetingID))), ownerID: ownerID)
-                for item in items {
-                    guard let link = links[item.facts.recordingID], let freshDecision = fresh[item.facts.recordingID] else { continue }
-                    let event = link.eventID.flatMap { current[$0] }
-                    let sameMeeting = (link.meetingID.flatMap { meetings[$0] } ?? []).filter { $0.eventID != link.eventID }
-                    var sameTitle: [LinkCandidate] = []
-                    if event == nil, let start = link.cachedStart, sameMeeting.isEmpty {
-                        let window = DateInterval(
-                            start: start.addingTimeInterval(-policy.titleMatchWindow), end: start.addingTimeInterval(policy.titleMatchWindow + 1))
-                        sameTitle = try await store.linkCandidates(ownerID: ownerID, window: window).filter { $0.title == link.cachedTitle }
-                    }
-                    let decision = Revalidator.decide(
-                        link, recording: item.facts, current: event, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle,
-                        fresh: freshDecision, policy: policy)
-                    counts[decision.action, default: 0] += 1
-                    if let update = update(for: decision, link: link, fresh: freshDecision) { updates.append(update) }
-                }
+            let ownerID = owner < 0 ? nil : owner
+            let fresh = Dictionary(uniqueKeysWithValues: try await decide(items).map { ($0.0.recordingID, $0.1) })
+            let ownLinks = items.compactMap { links[$0.facts.recordingID] }
+            var current: [Int64: LinkCandidate] = [:]
+            var meetings: [Int64: [LinkCandidate]] = [:]
+            for batch in Self.batches(ownLinks.compactMap(\.eventID)) {
+                current.merge(try await store.liveEvents(ids: batch, ownerID: ownerID)) { _, new in new }
             }
-            try await store.saveLinks(updates)
+            for batch in Self.batches(Array(Set(ownLinks.compactMap(\.meetingID)))) {
+                meetings.merge(try await store.meetingEvents(meetingIDs: batch, ownerID: ownerID)) { _, new in new }
+            }
+            var updates: [LinkUpdate] = []
+            for item in items {
+                guard let link = links[item.facts.recordingID], let freshDecision = fresh[item.facts.recordingID] else { continue }
+                let event = link.eventID.flatMap { current[$0] }
+                let sameMeeting = (link.meetingID.flatMap { meetings[$0] } ?? []).filter { $0.eventID != link.eventID }
+                var sameTitle: [LinkCandidate] = []
+                if event == nil, let start = link.cachedStart, sameMeeting.isEmpty {
+                    let window = DateInterval(
+                        start: start.addingTimeInterval(-policy.titleMatchWindow), end: start.addingTimeInterval(policy.titleMatchWindow + 1))
+                    sameTitle = try await store.linkCandidates(ownerID: ownerID, window: window).filter { $0.title == link.cachedTitle }
+                }
+                let decision = Revalidator.decide(
+                    link, recording: item.facts, current: event, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle,
+                    fresh: freshDecision, policy: policy)
+                counts[decision.action, default: 0] += 1
+                if let update = update(for: decision, link: link, fresh: freshDecision) { updates.append(update) }
+            }
+            try await save(updates)
         }
         return counts
     }
