@@ -39,12 +39,15 @@ extension IngestJobHandler: BatchJobHandler {
         guard !fenced.isEmpty else { return outcomes }
         if let store = ingestor.store as? any IngestBatchStore {
             do {
-                let results = try await store.recordIngests(fenced.map(\.ingest), jobResult: { Self.result(for: $0) }, now: Date())
-                var recorded: [Recording] = []
+                // Linking is queued in the same transaction as the recordings it links.
+                let linking = linkingDrafts(priority: claims.first?.job.priority ?? JobPriority.normal)
+                let results = try await store.recordIngests(
+                    fenced.map(\.ingest), jobResult: { Self.result(for: $0) }, followUps: linking, now: Date())
+                var queuedLinking = false
                 for (item, result) in zip(fenced, results) {
                     if case .recorded(let recording) = result {
                         Self.noteFailure(of: recording, path: item.path, context: context)
-                        recorded.append(recording)
+                        queuedLinking = queuedLinking || recording.status == .ready
                     } else {
                         context.logger.warning(
                             "outcome dropped: stale lease (the lease expired and the job was requeued or taken over)",
@@ -52,11 +55,7 @@ extension IngestJobHandler: BatchJobHandler {
                     }
                     outcomes[item.index] = .recorded
                 }
-                do {
-                    try await queueLinking(recorded, priority: claims.first?.job.priority ?? JobPriority.normal)
-                } catch {
-                    context.logger.warning("could not queue linking of \(recorded.count) recordings (\(error)); the nightly run links them")
-                }
+                if queuedLinking { queue.wake() }
                 return outcomes
             } catch {
                 context.logger.warning("could not store the batch at once (\(error)); storing its files one by one")
