@@ -4,8 +4,10 @@ import StenoStore
 
 extension IngestJobHandler: BatchJobHandler {
     /// Files read and stored together: large enough that one write covers many files, small
-    /// enough that two workers share a burst and the first recordings appear soon.
-    var maxBatchSize: Int { 64 }
+    /// enough that two workers share a burst and the first recordings appear soon. Measured
+    /// (release, 2,000 files dropped at once, 2 workers): 64 → 590 ms from enqueue to the last
+    /// recording, 256 → 310 ms, 512 → 190–310 ms.
+    var maxBatchSize: Int { 256 }
 
     /// Reads the batch's paths together (hashing and parsing concurrently), then stores every
     /// catalogued outcome and completes its job in one transaction, each fenced by its claim.
