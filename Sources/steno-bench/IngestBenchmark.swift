@@ -73,43 +73,117 @@ struct IngestBenchmark: ParsableCommand {
             }
         }
 
-        // 4. End to end: copy the corpus into a running daemon's inbox, time until all are ready.
+        // 4. End to end, once per way of dropping: time until every file is a catalogued
+        // recording, and until the queue is empty (linking included).
+        var runs: [(DropMethod, EndToEnd)] = []
+        for method in drops {
+            runs.append((method, try endToEnd(paths, method: method)))
+        }
+
+        func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 34, withPad: " ", startingAt: 0) }.joined()) }
+        print("load before the runs: \(Self.loadAverage())")
+        row(["measure", "files/s", "vs sha256sum"])
+        row(["sha256sum (floor)", String(format: "%.0f", shaRate), "100%"])
+        for (method, run) in runs {
+            row(["stenod drop (\(method.rawValue)) → ready", String(format: "%.0f", run.readyRate), String(format: "%.0f%%", run.readyRate / shaRate * 100)])
+            row(["  … and linked (queue empty)", String(format: "%.0f", run.drainedRate), String(format: "%.0f%%", run.drainedRate / shaRate * 100)])
+        }
+        row(["Steno parsers alone", String(format: "%.0f", parseRate), String(format: "%.1f×", parseRate / shaRate)])
+        for (name, rate) in others {
+            row(["\(name) (python)", String(format: "%.0f", rate), String(format: "Steno is %.1f× faster", parseRate / rate)])
+        }
+        print("")
+        for (method, run) in runs {
+            print(
+                "end to end (\(method.rawValue)): \(run.ready) ready, \(run.failed) failed in \(String(format: "%.3f", run.readySeconds)) s; "
+                    + "queue empty after \(String(format: "%.3f", run.drainedSeconds)) s (settle interval \(settle) s included, \(workers) workers)")
+        }
+        if failures > 0 { print("parse failures: \(failures)") }
+        for (method, run) in runs {
+            let ratio = run.readyRate / shaRate
+            print(String(format: "drop (%@) → ready: %.0f%% of sha256sum (target ≥50%%): %@", method.rawValue, ratio * 100, ratio >= 0.5 ? "PASS" : "FAIL"))
+        }
+        print(String(format: "parse alone: %.0f files/s (target ≥20,000): %@", parseRate, parseRate >= 20_000 ? "PASS" : "FAIL"))
+        print("load after the runs: \(Self.loadAverage())")
+    }
+
+    /// How files arrive in the inbox.
+    enum DropMethod: String, ExpressibleByArgument, CaseIterable {
+        /// Renamed in from a folder on the same file system (how sync tools and `mv` deliver).
+        case mv
+        /// Copied in by `cp` (the copy's own time is part of the run).
+        case cp
+    }
+
+    @Option(help: "How files are dropped: mv, cp, or both (repeat the option).") var drop: [DropMethod] = [.mv, .cp]
+
+    var drops: [DropMethod] { drop.isEmpty ? DropMethod.allCases : drop }
+
+    /// One end-to-end run's figures.
+    struct EndToEnd {
+        var ready: Int64
+        var failed: Int
+        var readySeconds: Double
+        var drainedSeconds: Double
+        var readyRate: Double { Double(ready) / readySeconds }
+        var drainedRate: Double { Double(ready) / drainedSeconds }
+    }
+
+    /// Drops `paths` into a fresh daemon's inbox and times until all are catalogued (`ready`
+    /// or `failed`), then until no job is left (the linking queued after ingest).
+    func endToEnd(_ paths: [String], method: DropMethod) throws -> EndToEnd {
         let daemon = try TestDaemon(config: "[watcher]\nsettle_seconds = \(settle)\n[jobs]\nworkers = \(workers)\n")
         defer { daemon.shutdown() }
         let client = try daemon.client()
         _ = try client.call(StenoMethods.usersAdd, UserAddParams(name: "bench"))
         let inbox = daemon.inboxDirectory + "/bench"
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        // Staged on the inbox's file system, so `mv` is a rename.
+        let staging = daemon.root + "/staging"
+        if method == .mv {
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            for path in paths {
+                try FileManager.default.copyItem(atPath: path, toPath: staging + "/" + (path as NSString).lastPathComponent)
+            }
+        }
         let dropStart = Date()
-        for path in paths {
-            try FileManager.default.copyItem(atPath: path, toPath: inbox + "/" + (path as NSString).lastPathComponent)
+        switch method {
+        case .mv:
+            for path in paths {
+                let name = (path as NSString).lastPathComponent
+                guard rename(staging + "/" + name, inbox + "/" + name) == 0 else {
+                    throw TestDaemonError("cannot move \(name) into the inbox: \(String(cString: strerror(errno)))")
+                }
+            }
+        case .cp:
+            let copy = try Self.shell(["sh", "-c", "cd \(corpus)/variants && cp rec-* \(inbox)/"])
+            guard copy.status == 0 else { throw TestDaemonError("cp failed: \(copy.output)") }
         }
         let deadline = Date().addingTimeInterval(600)
         var ready: Int64 = 0
-        var failed = 0
+        var readySeconds: Double?
+        var drainedSeconds = 0.0
         while Date() < deadline {
             let status = try client.call(StenoMethods.systemStatus)
             ready = status.counts["recordings"] ?? 0
-            if ready >= Int64(paths.count) && status.queueDepth == 0 { break }
-            usleep(20_000)
+            if ready >= Int64(paths.count) {
+                if readySeconds == nil { readySeconds = Date().timeIntervalSince(dropStart) }
+                if status.queueDepth == 0 {
+                    drainedSeconds = Date().timeIntervalSince(dropStart)
+                    break
+                }
+            }
+            // Often enough for a 1% resolution, rarely enough not to slow the daemon down.
+            usleep(10_000)
         }
-        let endToEndSeconds = Date().timeIntervalSince(dropStart)
-        failed = try client.call(StenoMethods.recordingsList, RecordingListParams(status: .failed, limit: 1000)).items.count
-        let endToEndRate = Double(ready) / endToEndSeconds
+        guard let readySeconds else { throw TestDaemonError("only \(ready) of \(paths.count) files were catalogued in 600 s") }
+        let failed = try client.call(StenoMethods.recordingsList, RecordingListParams(status: .failed, limit: 1000)).items.count
+        return EndToEnd(ready: ready, failed: failed, readySeconds: readySeconds, drainedSeconds: drainedSeconds)
+    }
 
-        func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 30, withPad: " ", startingAt: 0) }.joined()) }
-        row(["measure", "files/s", "vs sha256sum"])
-        row(["sha256sum (floor)", String(format: "%.0f", shaRate), "100%"])
-        row(["stenod drop → ready", String(format: "%.0f", endToEndRate), String(format: "%.0f%%", endToEndRate / shaRate * 100)])
-        row(["Steno parsers alone", String(format: "%.0f", parseRate), String(format: "%.1f×", parseRate / shaRate)])
-        for (name, rate) in others {
-            row(["\(name) (python)", String(format: "%.0f", rate), String(format: "Steno is %.1f× faster", parseRate / rate)])
-        }
-        print("")
-        print("end to end: \(ready) ready, \(failed) failed, in \(String(format: "%.2f", endToEndSeconds)) s (settle interval \(settle) s included, \(workers) workers)")
-        if failures > 0 { print("parse failures: \(failures)") }
-        print(String(format: "drop → ready: %.0f%% of sha256sum (target ≥50%%): %@", endToEndRate / shaRate * 100, endToEndRate / shaRate >= 0.5 ? "PASS" : "FAIL"))
-        print(String(format: "parse alone: %.0f files/s (target ≥20,000): %@", parseRate, parseRate >= 20_000 ? "PASS" : "FAIL"))
+    /// The load averages, to judge how busy the shared machine was.
+    static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
     }
 
     /// Copies of the base files with the marker's digits replaced by a serial number:

@@ -68,8 +68,16 @@ struct IngestionEndToEndTests {
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
 
-        // 480 copied in place, 10 moved in from the same filesystem, 5 in a new subfolder.
-        for index in 0..<480 { try Self.wav(seed: index).write(to: URL(fileURLWithPath: "\(inbox)/copy-\(index).wav")) }
+        // 470 written in place, 5 by cp(1), 5 by mv(1) from another file system (CREATE +
+        // CLOSE_WRITE, not MOVED_TO), 10 renamed in from the same one, 5 in a new subfolder.
+        for index in 0..<470 { try Self.wav(seed: index).write(to: URL(fileURLWithPath: "\(inbox)/copy-\(index).wav")) }
+        let elsewhere = try Self.otherFileSystemFolder(than: daemon.root)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        for index in 470..<480 { try Self.wav(seed: index).write(to: URL(fileURLWithPath: "\(elsewhere)/tool-\(index).wav")) }
+        let copied = (470..<475).map { "\(elsewhere)/tool-\($0).wav" }
+        let moved = (475..<480).map { "\(elsewhere)/tool-\($0).wav" }
+        #expect(try runCommand("/bin/cp", copied + [inbox + "/"]).status == 0)
+        #expect(try runCommand("/bin/mv", moved + [inbox + "/"]).status == 0)
         for index in 480..<490 {
             try Self.wav(seed: index).write(to: URL(fileURLWithPath: "\(staging)/moved-\(index).wav"))
             #expect(rename("\(staging)/moved-\(index).wav", "\(inbox)/moved-\(index).wav") == 0)
@@ -113,6 +121,16 @@ struct IngestionEndToEndTests {
         #expect(recordings.filter { $0.status == .missing }.map { $0.paths.map(\.path) } == [["alice/copy-1.wav"]])
         let jobs = try daemon.client().call(StenoMethods.jobsList, JobListParams(state: .running, limit: 10))
         #expect(jobs.items.isEmpty)
+    }
+
+    /// A fresh folder on another file system than `path` (/dev/shm when it is one), so
+    /// mv(1) copies instead of renaming; on the same one when there is no other.
+    static func otherFileSystemFolder(than path: String) throws -> String {
+        var here = stat(), shm = stat()
+        let base = stat(path, &here) == 0 && stat("/dev/shm", &shm) == 0 && here.st_dev != shm.st_dev ? "/dev/shm" : path
+        let folder = base + "/steno-elsewhere-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     @Test func killNineDuringIngestionLosesNothingAndDuplicatesNothing() throws {

@@ -123,7 +123,12 @@ struct JobQueueBatchTests {
             FencedIngest(claim: claims[2], record: record("alice/c.wav", hash: "hc", failed: "truncated")),
             FencedIngest(claim: claims[3], record: record("alice/copy-of-a.wav", hash: "ha")),
         ]
-        let results = try await catalog.recordIngests(items, jobResult: { #"{"recording":\#($0.id)}"# }, now: at(14))
+        let results = try await catalog.recordIngests(
+            items, jobResult: { #"{"recording":\#($0.id)}"# },
+            followUps: { recording in
+                recording.status == .ready
+                    ? [JobDraft(kind: "link", payload: #"{"recording":\#(recording.id)}"#, uniqueKey: "link:\(recording.id)")] : []
+            }, now: at(14))
         guard case .recorded(let a) = results[0], case .recorded(let c) = results[2], case .recorded(let copy) = results[3] else {
             Issue.record("expected recordings, got \(results)")
             return
@@ -142,5 +147,26 @@ struct JobQueueBatchTests {
         #expect(Set(states.keys) == ["alice/a.wav", "alice/c.wav"])
         #expect(states["alice/a.wav"]?.recordingID == a.id)
         #expect(states["alice/a.wav"]?.size == 100)
+        // One link job for the ready recording (its copy's draft found the key live), none
+        // for the failed one or the stale item.
+        let links = try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10)
+        #expect(links.map(\.payload) == [#"{"recording":\#(a.id)}"#])
+    }
+
+    @Test func aBadFollowUpWritesNothingOfTheBatch() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        _ = try await catalog.enqueue([ingestDraft("alice/a.wav")])
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, batchLimits: ["ingest": 10], leaseDuration: .seconds(60), now: at(0))
+        let record = IngestRecord(
+            path: "alice/a.wav", size: 100, modified: at(-100), contentHash: "ha", ownerID: nil,
+            outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(1))
+        await #expect(throws: StoreError.self) {
+            _ = try await catalog.recordIngests(
+                [FencedIngest(claim: claims[0], record: record)], jobResult: { _ in nil },
+                followUps: { _ in [JobDraft(kind: "link", payload: "{not json")] }, now: at(2))
+        }
+        #expect(try await catalog.pathState("alice/a.wav") == nil)
+        #expect(try await catalog.job(id: claims[0].job.id).state == .running)
     }
 }

@@ -98,7 +98,10 @@ final class InboxWatcher: Service, Sendable {
                 let now = ContinuousClock.now
                 let inbox = self.inbox
                 let settled = state.tracker.settled(now: now, signature: { FileSignature(path: inbox + "/" + $0) })
-                for path in settled { state.companions[path] = FileSignature(path: inbox + "/" + path) }
+                // Remember the companions' signatures (for rescans); recordings need no second stat.
+                for path in settled where InboxPath.kind(of: path) != .recording {
+                    state.companions[path] = FileSignature(path: inbox + "/" + path)
+                }
                 if !settled.isEmpty { await onChanges(settled.map(InboxChange.settled)) }
                 if state.needsRescan || state.eventsLost || now >= nextRescan {
                     await rescan(&state, reader: reader, firstTime: false)

@@ -69,9 +69,21 @@ struct IngestJobHandler: JobHandler {
     /// when a sidecar changed a start time). Should this be lost to a crash, the nightly
     /// revalidation links recordings that have no link yet.
     func queueLinking(_ recordings: [Recording], priority: Int) async throws {
-        let ready = recordings.filter { $0.status == .ready }
-        guard !ready.isEmpty else { return }
-        _ = try await queue.enqueue(ready.map { LinkRecordingJobHandler.draft(recordingID: $0.id, priority: priority) })
+        let drafts = linkingDrafts(priority: priority)
+        let all = recordings.flatMap(drafts)
+        guard !all.isEmpty else { return }
+        _ = try await queue.enqueue(all)
+    }
+
+    /// The jobs that follow a catalogued recording: linking, for a ready one.
+    func linkingDrafts(priority: Int) -> @Sendable (Recording) -> [JobDraft] {
+        let maxAttempts = queue.defaultMaxAttempts
+        return { recording in
+            guard recording.status == .ready else { return [] }
+            var draft = LinkRecordingJobHandler.draft(recordingID: recording.id, priority: priority)
+            if draft.maxAttempts == nil { draft.maxAttempts = maxAttempts }
+            return [draft]
+        }
     }
 
     /// Logs why a recording failed, for the operator.

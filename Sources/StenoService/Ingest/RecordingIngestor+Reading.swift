@@ -126,6 +126,7 @@ extension RecordingIngestor {
         let size = Int64(info.st_size)
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         let hash: ContentHash
+        var contents: [UInt8]?
         if let known, known.isPresent, known.size == size,
             known.modifiedMilliseconds == Int64((modified.timeIntervalSince1970 * 1000).rounded())
         {
@@ -133,13 +134,19 @@ extension RecordingIngestor {
             hash = .unchanged(recordingID: known.recordingID)
         } else {
             do {
-                hash = .computed(try ContentHasher.sha256(path: absolute).hex)
+                let read = try ContentHasher.sha256(path: absolute, keepingUpTo: ContentHasher.keptSize)
+                hash = .computed(read.hex)
+                contents = read.contents
             } catch {
                 return .failed(path: relative, size: size, modified: modified, reason: String(describing: error))
             }
         }
-        // A parse failure is an outcome, not an error.
-        let media = Result { () throws(MediaError) in try MediaProbe.probe(path: absolute) }
+        // A parse failure is an outcome, not an error. A small file is parsed from the bytes
+        // just hashed: no second open, and the metadata describes exactly the hashed content.
+        let media = Result { () throws(MediaError) in
+            if let contents { return try MediaProbe.probe(MemoryByteSource(contents)) }
+            return try MediaProbe.probe(path: absolute)
+        }
         return .read(
             path: relative, size: size, modified: modified, hash: hash, media: media,
             companions: readCompanions(of: relative), fileUID: info.st_uid)

@@ -20,7 +20,8 @@ extension SQLiteCatalog: IngestBatchStore {
     }
 
     public func recordIngests(
-        _ items: [FencedIngest], jobResult: @escaping @Sendable (Recording) -> String?, now: Date
+        _ items: [FencedIngest], jobResult: @escaping @Sendable (Recording) -> String?,
+        followUps: @escaping @Sendable (Recording) -> [JobDraft], now: Date
     ) async throws -> [FencedIngestResult] {
         guard !items.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
@@ -52,6 +53,8 @@ extension SQLiteCatalog: IngestBatchStore {
                     // Unreachable: the lease was checked in this transaction.
                     throw Self.staleLease(item.claim)
                 }
+                // Queued with the outcome they follow from: none is lost to a crash in between.
+                for draft in followUps(recording) { _ = try Self.enqueue(draft, in: db, now: now) }
                 results.append(.recorded(recording))
             }
             return results

@@ -50,7 +50,7 @@ extension SQLiteCatalog {
             let rows = try Row.fetchAll(
                 statement, arguments: [workerID, expires, nowMilliseconds, nowMilliseconds, kind, priority, limit])
             // RETURNING does not promise an order: hand the claims out in claim order.
-            return try rows.map { ClaimedJob(job: try Self.job($0), token: $0["lease_token"]) }
+            return try rows.map { ClaimedJob(job: try Self.job($0), token: $0[16]) }
                 .sorted { ($0.job.runAt, $0.job.id) < ($1.job.runAt, $1.job.id) }
         }
     }

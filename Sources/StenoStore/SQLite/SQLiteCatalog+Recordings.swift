@@ -104,28 +104,27 @@ extension SQLiteCatalog {
 
     /// Stores the outcome of reading one file inside the caller's transaction (see
     /// `recordIngest(_:)`); returns the recording's id. Cached statements throughout: the
-    /// ingest path runs this thousands of times in a row.
+    /// ingest path runs this thousands of times in a row. New content costs one INSERT into
+    /// `recordings` (every column at once, so the search triggers index it once).
     static func recordIngest(_ ingest: IngestRecord, in db: Database) throws -> Int64 {
         let now = milliseconds(ingest.now)
         let previousOwnerOfPath = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT recording_id FROM recording_paths WHERE path = ?"), arguments: [ingest.path])
-        // Same content seen before: one recording, one more path.
-        var target: Int64?
-        if let hash = ingest.contentHash {
-            target = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT id FROM recordings WHERE content_hash = ?"), arguments: [hash])
-        } else if let previous = previousOwnerOfPath,
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT content_hash IS NULL FROM recordings WHERE id = ?"), arguments: [previous]) == true
-        {
-            target = previous
-        }
         let id: Int64
-        if let existing = target {
-            id = existing
+        var isNew = false
+        if ingest.contentHash != nil, let inserted = try insertRecording(db, with: ingest, now: now) {
+            // New content (the common case): inserted whole, nothing to look up first.
+            id = inserted
+            isNew = true
+        } else if let target = try existingRecording(db, for: ingest, previousOwnerOfPath: previousOwnerOfPath) {
+            // Same content seen before: one recording, one more path.
+            id = target
             try updateRecording(db, id: id, with: ingest, now: now)
+        } else if let inserted = try insertRecording(db, with: ingest, now: now) {
+            id = inserted
+            isNew = true
         } else {
-            id = try insertRecording(db, with: ingest, now: now)
+            throw StoreError.failedPrecondition("the recording of \(ingest.path) was neither inserted nor found")
         }
         try db.cachedStatement(
             sql: """
@@ -135,9 +134,12 @@ extension SQLiteCatalog {
                     mtime = excluded.mtime, is_present = 1, last_seen_at = excluded.last_seen_at
                 """
         ).execute(arguments: [ingest.path, id, ingest.size, milliseconds(ingest.modified), now, now])
-        // A file that moved: the old, vanished path of this recording is superseded.
-        try db.cachedStatement(sql: "DELETE FROM recording_paths WHERE recording_id = ? AND is_present = 0 AND path != ?")
-            .execute(arguments: [id, ingest.path])
+        if !isNew {
+            // A file that moved: the old, vanished path of this recording is superseded. (A new
+            // recording has no other path.)
+            try db.cachedStatement(sql: "DELETE FROM recording_paths WHERE recording_id = ? AND is_present = 0 AND path != ?")
+                .execute(arguments: [id, ingest.path])
+        }
         // The path held other content before (overwritten in place): that recording may be gone now.
         if let previous = previousOwnerOfPath, previous != id {
             try markMissingIfNoPathRemains(db, recordingID: previous, now: now)
@@ -145,13 +147,47 @@ extension SQLiteCatalog {
         return id
     }
 
-    static func insertRecording(_ db: Database, with ingest: IngestRecord, now: Int64) throws -> Int64 {
-        try db.cachedStatement(
-            sql: "INSERT INTO recordings (content_hash, owner_id, size, status, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, ?)"
-        ).execute(arguments: [ingest.contentHash, ingest.ownerID, ingest.size, now, now])
-        let id = db.lastInsertedRowID
-        try updateRecording(db, id: id, with: ingest, now: now)
-        return id
+    /// The recording an ingest updates: the one with its content hash, or for a file that
+    /// could not be hashed, the hashless recording its path held before.
+    private static func existingRecording(_ db: Database, for ingest: IngestRecord, previousOwnerOfPath: Int64?) throws -> Int64? {
+        if let hash = ingest.contentHash {
+            return try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM recordings WHERE content_hash = ?"), arguments: [hash])
+        }
+        guard let previous = previousOwnerOfPath,
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT content_hash IS NULL FROM recordings WHERE id = ?"), arguments: [previous]) == true
+        else { return nil }
+        return previous
+    }
+
+    /// Inserts a recording with everything the ingest found; nil (and nothing written) when
+    /// its content hash is catalogued already.
+    static func insertRecording(_ db: Database, with ingest: IngestRecord, now: Int64) throws -> Int64? {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO recordings (content_hash, owner_id, size, format, codec, duration, sample_rate, channels,
+                    recorded_at, recorded_at_source, title, ical_uid_hint, event_id_hint, provider_hint, sidecar, transcript,
+                    status, failure_reason, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(content_hash) DO NOTHING
+                RETURNING id
+                """)
+        var arguments: StatementArguments = [ingest.contentHash, ingest.ownerID, ingest.size]
+        switch ingest.outcome {
+        case .ready(let metadata):
+            arguments += [
+                metadata.format, metadata.codec, metadata.duration, metadata.sampleRate, metadata.channels,
+                metadata.recordedAt.map(milliseconds), metadata.recordedAtSource?.rawValue, metadata.title,
+                metadata.iCalUIDHint, metadata.eventIDHint, metadata.providerHint, metadata.sidecarJSON,
+                metadata.transcript, RecordingStatus.ready.rawValue, nil, now, now,
+            ]
+        case .failed(let reason):
+            arguments += [
+                nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+                RecordingStatus.failed.rawValue, reason, now, now,
+            ]
+        }
+        return try Int64.fetchOne(statement, arguments: arguments)
     }
 
     /// Writes what this read found; the first known owner is kept.
@@ -193,15 +229,23 @@ extension SQLiteCatalog {
         ).execute(arguments: [now, recordingID, recordingID])
     }
 
+    /// The columns `recording(_:withTranscript:)` reads by position, in this order.
+    static let recordingColumns = """
+        r.id, r.content_hash, r.owner_id, u.name, r.size, r.format, r.codec, r.duration, r.sample_rate, r.channels,
+        r.recorded_at, r.recorded_at_source, r.title, r.ical_uid_hint, r.event_id_hint, r.provider_hint, r.transcript,
+        r.status, r.failure_reason, r.created_at, r.updated_at
+        """
+
     static func fetchRecordings(
         _ db: Database, whereSQL: String, arguments: StatementArguments, withTranscript: Bool, limit: Int? = nil
     ) throws -> [Recording] {
         var sql = """
-            SELECT r.*, u.name AS owner_name FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+            SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
             WHERE \(whereSQL) ORDER BY r.id
             """
         if let limit { sql += " LIMIT \(max(0, limit))" }
-        return try recordingsWithPaths(db, rows: Row.fetchAll(db, sql: sql, arguments: arguments), withTranscript: withTranscript)
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        return try recordingsWithPaths(db, rows: rows, withTranscript: withTranscript)
     }
 
     /// Recordings by id, with transcripts, through cached statements (the ids go in as one
@@ -210,39 +254,41 @@ extension SQLiteCatalog {
         guard !ids.isEmpty else { return [] }
         let statement = try db.cachedStatement(
             sql: """
-                SELECT r.*, u.name AS owner_name FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+                SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
                 WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id
                 """)
         let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
-        return try recordingsWithPaths(db, rows: Row.fetchAll(statement, arguments: [list]), withTranscript: true)
+        return try recordingsWithPaths(db, rows: Row.fetchCursor(statement, arguments: [list]), withTranscript: true)
     }
 
-    /// Recordings from `SELECT r.*, owner_name` rows, with their paths.
-    private static func recordingsWithPaths(_ db: Database, rows: [Row], withTranscript: Bool) throws -> [Recording] {
-        var recordings = rows.map { row in
-            Recording(
-                id: row["id"], contentHash: row["content_hash"], ownerID: row["owner_id"], ownerName: row["owner_name"],
-                size: row["size"], format: row["format"], codec: row["codec"], duration: row["duration"],
-                sampleRate: row["sample_rate"], channels: row["channels"],
-                recordedAt: (row["recorded_at"] as Int64?).map(date(milliseconds:)),
-                recordedAtSource: (row["recorded_at_source"] as String?).flatMap(RecordedAtSource.init(rawValue:)),
-                title: row["title"], iCalUIDHint: row["ical_uid_hint"], eventIDHint: row["event_id_hint"],
-                providerHint: row["provider_hint"], transcript: withTranscript ? row["transcript"] : nil,
-                status: RecordingStatus(rawValue: row["status"]) ?? .pending, failureReason: row["failure_reason"],
-                createdAt: date(milliseconds: row["created_at"]), updatedAt: date(milliseconds: row["updated_at"]))
-        }
+    /// A recording from a row of `recordingColumns`, read by position (no name lookups: a
+    /// batch reads thousands of these), without its paths.
+    static func recording(_ row: Row, withTranscript: Bool) -> Recording {
+        Recording(
+            id: row[0], contentHash: row[1], ownerID: row[2], ownerName: row[3], size: row[4], format: row[5], codec: row[6],
+            duration: row[7], sampleRate: row[8], channels: row[9], recordedAt: (row[10] as Int64?).map(date(milliseconds:)),
+            recordedAtSource: (row[11] as String?).flatMap(RecordedAtSource.init(rawValue:)), title: row[12],
+            iCalUIDHint: row[13], eventIDHint: row[14], providerHint: row[15], transcript: withTranscript ? row[16] : nil,
+            status: RecordingStatus(rawValue: row[17]) ?? .pending, failureReason: row[18],
+            createdAt: date(milliseconds: row[19]), updatedAt: date(milliseconds: row[20]))
+    }
+
+    /// Recordings from rows of `recordingColumns`, with their paths.
+    private static func recordingsWithPaths(_ db: Database, rows: RowCursor, withTranscript: Bool) throws -> [Recording] {
+        var recordings: [Recording] = []
+        while let row = try rows.next() { recordings.append(recording(row, withTranscript: withTranscript)) }
         guard !recordings.isEmpty else { return [] }
-        let ids = recordings.map(\.id)
-        var paths: [Int64: [RecordingPath]] = [:]
+        var indexByID: [Int64: Int] = [:]
+        for (index, recording) in recordings.enumerated() { indexByID[recording.id] = index }
         let statement = try db.cachedStatement(
             sql: """
                 SELECT recording_id, path, is_present FROM recording_paths
                 WHERE recording_id IN (SELECT value FROM json_each(?)) ORDER BY is_present DESC, path
                 """)
-        for row in try Row.fetchAll(statement, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"]) {
-            paths[row["recording_id"], default: []].append(RecordingPath(path: row["path"], isPresent: row["is_present"]))
+        let paths = try Row.fetchCursor(statement, arguments: ["[" + recordings.map { String($0.id) }.joined(separator: ",") + "]"])
+        while let row = try paths.next() {
+            if let index = indexByID[row[0]] { recordings[index].paths.append(RecordingPath(path: row[1], isPresent: row[2])) }
         }
-        for index in recordings.indices { recordings[index].paths = paths[recordings[index].id] ?? [] }
         return recordings
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import StenoService
+
+/// The content hash is a recording's identity: the one-read path for small files and the
+/// streaming path for large ones must agree with each other and with SHA-256 itself.
+@Suite("Content hasher")
+struct ContentHasherTests {
+    static func file(_ bytes: [UInt8]) throws -> String {
+        let path = NSTemporaryDirectory() + "steno-hash-\(UInt64.random(in: 0...UInt64.max))"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// What coreutils' sha256sum says (the reference the benchmark compares with too).
+    static func sha256sum(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(String(decoding: output, as: UTF8.self).prefix(64))
+    }
+
+    @Test(arguments: [0, 1, 4095, 4096, 70_000, ContentHasher.blockSize + 3])
+    func smallFilesComeBackWholeAndBothPathsHashAlike(size: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let path = try Self.file(bytes)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let expected = try Self.sha256sum(path)
+
+        let kept = try ContentHasher.sha256(path: path, keepingUpTo: size + 1)
+        #expect(kept.hex == expected)
+        #expect(kept.bytes == Int64(size))
+        #expect(kept.contents == bytes, "the parser reads exactly the hashed bytes")
+
+        let streamed = try ContentHasher.sha256(path: path, keepingUpTo: size)
+        #expect(streamed.hex == expected)
+        #expect(streamed.bytes == Int64(size))
+        #expect(streamed.contents == nil, "a file of the limit or more is streamed, not kept")
+    }
+
+    @Test func aMissingFileIsATypedFailure() {
+        #expect(throws: ContentHasher.Failure.self) {
+            _ = try ContentHasher.sha256(path: "/nonexistent/steno-\(UInt32.random(in: 0...UInt32.max))", keepingUpTo: 1 << 20)
+        }
+    }
+}
