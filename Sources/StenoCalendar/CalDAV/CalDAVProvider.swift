@@ -15,8 +15,8 @@ import StenoCore
 /// and then sync each calendar incrementally (see ``CalDAVCalendarSync``): one sync-collection
 /// REPORT per calendar, plus calendar-multiget REPORTs for what changed.
 ///
-/// Read-only: nothing is written back, so no `If-Match` is ever sent. A write-back must use
-/// only strong ETags there (a weak `W/"…"` ETag is kept for comparison, never for `If-Match`).
+/// Syncing only reads; writes go through ``CalDAVEventWriter``, which sends only strong ETags
+/// in `If-Match` (a weak `W/"…"` ETag is kept for comparison, never sent as a precondition).
 public struct CalDAVProvider: CalendarProvider {
     public var kind: CalendarProviderKind { .caldav }
     let transport: HTTPTransport
@@ -66,7 +66,7 @@ public struct CalDAVProvider: CalendarProvider {
                 "the CalDAV account has no valid `url` setting (got \(settings["url"].map { "\"\($0)\"" } ?? "none")); "
                     + "set it to the server, e.g. https://caldav.icloud.com/")
         }
-        let client = makeClient(context: context, accountURL: urlText)
+        let client = makeClient(context: context)
         var report = CalendarSyncReport()
         do {
             try await syncCalendars(context: context, client: client, start: start, report: &report)
@@ -81,16 +81,10 @@ public struct CalDAVProvider: CalendarProvider {
         return report
     }
 
-    private func makeClient(context: CalendarSyncContext, accountURL: String) -> CalDAVClient {
-        let settings = context.account.settings
-        let refresh = settings["token_url"].flatMap(URL.init(string:)).map {
-            CalDAVAuthorizer.RefreshSettings(tokenURL: $0, clientID: settings["client_id"])
-        }
+    private func makeClient(context: CalendarSyncContext) -> CalDAVClient {
         let mirror = context.mirror
-        let authorizer = CalDAVAuthorizer(
-            credentials: context.credentials, user: settings["user"], refresh: refresh, transport: transport,
-            accountName: "CalDAV account \(accountURL)", save: { try await mirror.saveCredentials($0) })
-        return CalDAVClient(transport: transport, authorizer: authorizer, accountURL: accountURL)
+        return CalDAVClient(
+            account: context.account, credentials: context.credentials, transport: transport, save: { try await mirror.saveCredentials($0) })
     }
 
     private func syncCalendars(context: CalendarSyncContext, client: CalDAVClient, start: URL, report: inout CalendarSyncReport) async throws {
