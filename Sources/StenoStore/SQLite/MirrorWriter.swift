@@ -60,20 +60,23 @@ struct MirrorWriter {
     }
 
     /// Re-indexes the touched meetings for `steno search`: title and every attendee's name and email.
+    ///
+    /// Two statements for the whole change set (the ids passed as one JSON array), not two per
+    /// meeting: a full sync touches tens of thousands of meetings, and per-statement overhead
+    /// was most of the cost.
     func refreshSearch(meetingIDs: Set<Int64>) throws {
-        let delete = try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid = ?")
-        let insert = try db.cachedStatement(
+        guard !meetingIDs.isEmpty else { return }
+        let ids = "[" + meetingIDs.map(String.init).joined(separator: ",") + "]"
+        try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid IN (SELECT value FROM json_each(?))").execute(arguments: [ids])
+        try db.cachedStatement(
             sql: """
                 INSERT INTO meeting_search (rowid, title, attendees)
                 SELECT m.id, m.title,
                     (SELECT group_concat(coalesce(a.name, '') || ' ' || a.email, ' ') FROM event_attendees a
                      JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
-                FROM meetings m WHERE m.id = ?
-                """)
-        for id in meetingIDs {
-            try delete.execute(arguments: [id])
-            try insert.execute(arguments: [id])
-        }
+                FROM meetings m WHERE m.id IN (SELECT value FROM json_each(?))
+                """
+        ).execute(arguments: [ids])
     }
 
     func upsertCalendar(_ calendar: CalendarDescriptor, accountID: Int64) throws -> Int64 {
@@ -218,15 +221,21 @@ struct MirrorWriter {
         return try Int64.fetchOne(statement, arguments: arguments) ?? 0
     }
 
+    /// Replaces an event's attendees: one multi-row INSERT per event (up to 50 rows each, so
+    /// the statement cache holds few shapes) rather than one statement per attendee.
     func replaceAttendees(eventID: Int64, _ attendees: [Attendee]) throws {
         try db.cachedStatement(sql: "DELETE FROM event_attendees WHERE event_id = ?").execute(arguments: [eventID])
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO event_attendees (event_id, email, name, role, response) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(event_id, email) DO NOTHING
-                """)
-        for attendee in attendees where !attendee.email.isEmpty {
-            try insert.execute(arguments: [eventID, attendee.email, attendee.name, attendee.role.rawValue, attendee.response.rawValue])
+        let valid = attendees.filter { !$0.email.isEmpty }
+        for start in stride(from: 0, to: valid.count, by: 50) {
+            let batch = valid[start..<min(start + 50, valid.count)]
+            let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO event_attendees (event_id, email, name, role, response) VALUES \(rows) ON CONFLICT(event_id, email) DO NOTHING")
+            var arguments = StatementArguments()
+            for attendee in batch {
+                arguments += [eventID, attendee.email, attendee.name, attendee.role.rawValue, attendee.response.rawValue]
+            }
+            try insert.execute(arguments: arguments)
         }
     }
 }
