@@ -21,7 +21,7 @@ struct CalDAVBenchmark: ParsableCommand {
 
     @Option(help: "Events in the calendar.") var events = 10_000
     @Option(help: "Changes between the full and the incremental sync (modified, added, deleted).") var changes = 10
-    @Option(help: "Hrefs per calendar-multiget REPORT.") var chunk = 250
+    @Option(help: "Hrefs per calendar-multiget REPORT.") var chunk = 1000
     @Option(help: "calendar-multiget REPORTs in flight.") var concurrency = 2
     @Option(help: "Repetitions of the full and incremental syncs (min and median printed).") var runs = 1
     @Flag(help: "Skip vdirsyncer (Steno's figures only).") var skipVdirsyncer = false
@@ -127,10 +127,11 @@ struct CalDAVBenchmarkRun {
             var vdir: VdirsyncerRun?
             if vdirsyncerWorks {
                 let run = try VdirsyncerRun(folder: radicale.root + "/vdirsyncer-\(run)", collection: collection, user: user, password: password)
+                let serverCPU = radicale.cpuSeconds ?? 0
                 if let seconds = try run.sync(expecting: expected) {
                     vdirsyncer.full.append(seconds)
                     vdir = run
-                    print(String(format: "       vdirsyncer full sync %.2f s", seconds))
+                    print(String(format: "       vdirsyncer full sync %.2f s; CPU: Radicale %.2f s", seconds, (radicale.cpuSeconds ?? 0) - serverCPU))
                 } else {
                     vdirsyncerWorks = false
                     print("vdirsyncer failed against Radicale's default limits:\n\(run.lastOutput.suffix(600))")

@@ -24,7 +24,10 @@ public struct CalDAVProvider: CalendarProvider {
 
     /// Tuning of a CalDAV sync.
     public struct Options: Sendable {
-        /// Hrefs per calendar-multiget REPORT (far below any server's result limits).
+        /// Hrefs per calendar-multiget REPORT. Few large reports cost a server less than many
+        /// small ones (Radicale lists the collection's folder for each: 45 → 15 requests and
+        /// about a second less server CPU for 10,000 events with 1,000 instead of 250); a
+        /// server that refuses one that large gets it in halves.
         public var multigetChunkSize: Int
         /// calendar-multiget REPORTs in flight at once per calendar.
         public var concurrentRequests: Int
@@ -41,7 +44,7 @@ public struct CalDAVProvider: CalendarProvider {
         public var defaultTimeZone: TimeZone
 
         public init(
-            multigetChunkSize: Int = 250, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 2500,
+            multigetChunkSize: Int = 1000, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 2500,
             syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7, defaultTimeZone: TimeZone = .current
         ) {
             self.multigetChunkSize = multigetChunkSize
