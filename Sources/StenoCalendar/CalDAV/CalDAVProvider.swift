@@ -32,7 +32,9 @@ public struct CalDAVProvider: CalendarProvider {
         /// calendar-multiget REPORTs in flight at once per calendar.
         public var concurrentRequests: Int
         /// Fetched resources gathered into one change set (one store transaction): bounds
-        /// memory on huge calendars while keeping transactions few.
+        /// memory on huge calendars while keeping transactions few. Change sets are written
+        /// while the next chunks are fetched, so only the last one is not hidden behind the
+        /// server's work: about one multiget's worth keeps that tail short.
         public var resourcesPerChangeSet: Int
         /// `<D:limit><D:nresults>` sent with sync-collection; nil sends none (servers page
         /// on their own with 507, which is followed).
@@ -44,7 +46,7 @@ public struct CalDAVProvider: CalendarProvider {
         public var defaultTimeZone: TimeZone
 
         public init(
-            multigetChunkSize: Int = 1000, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 2500,
+            multigetChunkSize: Int = 1000, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 1000,
             syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7, defaultTimeZone: TimeZone = .current
         ) {
             self.multigetChunkSize = multigetChunkSize
