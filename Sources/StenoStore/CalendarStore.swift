@@ -29,7 +29,8 @@ public protocol CalendarStore: Sendable {
 
     /// Calendars ordered by id; only one account's when given, only one owner's when given.
     func calendars(accountID: Int64?, ownerID: Int64?) async throws -> [CalendarInfo]
-    /// The resources mirrored for one calendar with their ETags.
+    /// The resources mirrored for one calendar with their ETags: every resource a change set
+    /// reported, whether or not it has occurrences in the mirrored window.
     func resourceTags(accountID: Int64, calendarRemoteID: String) async throws -> [String: String?]
     /// Applies a provider's change set and its sync state in one transaction.
     func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary

@@ -90,6 +90,26 @@ public final class RadicaleServer: @unchecked Sendable {
         throw RadicaleServerError("radicale did not answer on 127.0.0.1:\(port) within \(timeout) s:\n\(self.log)")
     }
 
+    /// CPU seconds (user + system) the server process has used so far, read from `/proc`;
+    /// nil when it is not running or `/proc` is unreadable. Benchmarks use it to tell time
+    /// spent in Radicale from time spent in the client.
+    public var cpuSeconds: Double? {
+        guard let process, process.isRunning else { return nil }
+        return Self.cpuSeconds(ofProcess: process.processIdentifier)
+    }
+
+    /// CPU seconds (user + system, all threads) a process has used so far, from
+    /// `/proc/PID/stat`; nil when unreadable.
+    public static func cpuSeconds(ofProcess pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+            return nil
+        }
+        // Fields after the command name: state is field 3, utime 14, stime 15 (proc(5)).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The server's log so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 

@@ -38,6 +38,15 @@ struct CalendarConfigurationTests {
         #expect(throws: ConfigurationError.self) { _ = try load("[calendars]\nsync_interval_minutes = 0\n") }
     }
 
+    @Test func floatingTimesAreReadInTheCalendarsZoneElseTheLinksZone() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try load("").calendarTimeZone == TimeZone.current)
+        #expect(try load("[links]\ntime_zone = \"America/New_York\"\n").calendarTimeZone.identifier == "America/New_York")
+        let both = try load("[links]\ntime_zone = \"America/New_York\"\n[calendars]\ntime_zone = \"Europe/Berlin\"\n")
+        #expect(both.calendarTimeZone.identifier == "Europe/Berlin")
+        #expect(throws: ConfigurationError.self) { _ = try load("[calendars]\ntime_zone = \"Pacific Standard Time\"\n") }
+    }
+
     @Test func dueAccountsAreEnqueuedOncePerLiveSync() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")

@@ -111,29 +111,42 @@ struct CalDAVCalendarSync {
         let chunks = stride(from: 0, to: hrefs.count, by: chunkSize).map { Array(hrefs[$0..<min($0 + chunkSize, hrefs.count)]) }
         var warnings: [String] = []
         var pending: [ResourceUpdate] = []
-        try await withThrowingTaskGroup(of: CalDAVFetchedChunk.self) { group in
-            var next = 0
-            let inFlight = max(1, options.concurrentRequests)
-            while next < chunks.count && next < inFlight {
-                let chunk = chunks[next]
-                group.addTask { try await fetcher.fetch(chunk) }
-                next += 1
-            }
-            while let fetched = try await group.next() {
-                if next < chunks.count {
+        // The store writes one change set while the next chunks are fetched and parsed: the
+        // server is never idle waiting for a transaction. At most one write runs at a time,
+        // in order, so change sets still land in the order they were gathered.
+        var writing: Task<MirrorChangeSummary, any Error>?
+        let mirror = context.mirror
+        do {
+            try await withThrowingTaskGroup(of: CalDAVFetchedChunk.self) { group in
+                var next = 0
+                let inFlight = max(1, options.concurrentRequests)
+                while next < chunks.count && next < inFlight {
                     let chunk = chunks[next]
                     group.addTask { try await fetcher.fetch(chunk) }
                     next += 1
                 }
-                gone += fetched.removed
-                warnings += fetched.warnings
-                pending += fetched.updates
-                if pending.count >= options.resourcesPerChangeSet {
-                    summary.add(try await context.mirror.apply(
-                        CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: pending)))
-                    pending.removeAll(keepingCapacity: true)
+                while let fetched = try await group.next() {
+                    if next < chunks.count {
+                        let chunk = chunks[next]
+                        group.addTask { try await fetcher.fetch(chunk) }
+                        next += 1
+                    }
+                    gone += fetched.removed
+                    warnings += fetched.warnings
+                    pending += fetched.updates
+                    if pending.count >= options.resourcesPerChangeSet {
+                        if let previous = writing { summary.add(try await previous.value) }
+                        let changes = CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: pending)
+                        writing = Task { try await mirror.apply(changes) }
+                        pending.removeAll(keepingCapacity: true)
+                    }
                 }
             }
+            if let previous = writing { summary.add(try await previous.value) }
+        } catch {
+            // No write may outlive the sync that started it.
+            _ = try? await writing?.value
+            throw error
         }
         for warning in warnings.prefix(20) {
             context.logger.warning("calendar object skipped", metadata: ["calendar": "\(collection.href.path)", "reason": "\(warning)"])

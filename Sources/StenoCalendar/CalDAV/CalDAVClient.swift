@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 import Synchronization
 
 /// Sends one account's WebDAV requests: adds authorization and `Depth`, retries once after
@@ -18,6 +19,23 @@ final class CalDAVClient: Sendable {
         self.accountURL = accountURL
     }
 
+    /// A client for a CalDAV account: Basic or Bearer from `credentials`, OAuth refresh when
+    /// the account has a `token_url` setting, refreshed credentials handed to `save`.
+    convenience init(
+        account: CalendarAccount, credentials: CalendarCredentials?, transport: HTTPTransport,
+        save: @escaping @Sendable (CalendarCredentials) async throws -> Void
+    ) {
+        let settings = account.settings
+        let accountURL = settings["url"] ?? ""
+        let refresh = settings["token_url"].flatMap(URL.init(string:)).map {
+            CalDAVAuthorizer.RefreshSettings(tokenURL: $0, clientID: settings["client_id"])
+        }
+        let authorizer = CalDAVAuthorizer(
+            credentials: credentials, user: settings["user"], refresh: refresh, transport: transport,
+            accountName: "CalDAV account \(accountURL)", save: save)
+        self.init(transport: transport, authorizer: authorizer, accountURL: accountURL)
+    }
+
     /// Requests sent and response bytes received so far (token refreshes included).
     func totals() async -> (requests: Int, bytes: Int) {
         let own = counters.withLock { $0 }
@@ -31,14 +49,20 @@ final class CalDAVClient: Sendable {
     /// - Throws: ``CalendarSyncError/needsCredentials(_:)`` on 401 (after one refresh for
     ///   OAuth accounts), ``CalendarSyncError/retryLater(after:reason:)`` on 429/503/504,
     ///   ``CalendarSyncError/badSource(_:)`` when the server cannot be reached.
-    func send(_ method: String, _ url: URL, depth: String? = nil, body: Data? = nil) async throws -> HTTPResponseValue {
+    ///
+    /// `contentType` describes `body`; `extraHeaders` are sent as given (preconditions of writes).
+    func send(
+        _ method: String, _ url: URL, depth: String? = nil, body: Data? = nil, contentType: String = "application/xml; charset=utf-8",
+        extraHeaders: [(String, String)] = []
+    ) async throws -> HTTPResponseValue {
         var attempt = 0
         while true {
             attempt += 1
             let authorization = try await authorizer.header()
             var headers: [(String, String)] = [("Accept", "application/xml, text/xml;q=0.9, */*;q=0.1")]
             if let depth { headers.append(("Depth", depth)) }
-            if body != nil { headers.append(("Content-Type", "application/xml; charset=utf-8")) }
+            if body != nil { headers.append(("Content-Type", contentType)) }
+            headers += extraHeaders
             if let authorization { headers.append(("Authorization", authorization)) }
             let response: HTTPResponseValue
             do {

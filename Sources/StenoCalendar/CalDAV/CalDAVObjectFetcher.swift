@@ -17,10 +17,20 @@ struct CalDAVObjectFetcher: Sendable {
     let window: DateInterval
     let defaultTimeZone: TimeZone
 
-    /// Fetches and expands one chunk of hrefs (one REPORT).
+    /// Fetches and expands one chunk of hrefs (one REPORT; halved and retried when the server
+    /// refuses a report that large: 400, 413 or 507 to a multiget of several hrefs).
     func fetch(_ hrefs: [DAVHref]) async throws -> CalDAVFetchedChunk {
-        let multistatus = try await client.multistatus(
-            "REPORT", collection, depth: "1", body: CalDAVRequests.calendarMultiget(hrefs))
+        let response = try await client.send("REPORT", collection, depth: "1", body: CalDAVRequests.calendarMultiget(hrefs))
+        if hrefs.count > 1, [400, 413, 507].contains(response.status) {
+            let half = hrefs.count / 2
+            var first = try await fetch(Array(hrefs[..<half]))
+            let second = try await fetch(Array(hrefs[half...]))
+            first.updates += second.updates
+            first.removed += second.removed
+            first.warnings += second.warnings
+            return first
+        }
+        let multistatus = try CalDAVClient.multistatus(of: response, method: "REPORT", url: collection)
         var chunk = CalDAVFetchedChunk()
         var answered = Set<String>()
         for entry in multistatus.responses {

@@ -27,7 +27,9 @@ public final class HTTPTransport: Sendable {
     public init(maximumResponseBytes: Int = 256 << 20, requestTimeout: Duration = .seconds(120)) {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
-        configuration.timeout = .init(connect: .seconds(15), read: .seconds(120))
+        // A response may be slow to start (a server preparing a large report): reading may
+        // take as long as the whole request is allowed to.
+        configuration.timeout = .init(connect: .seconds(15), read: .nanoseconds(max(1, requestTimeout.nanoseconds)))
         configuration.decompression = .enabled(limit: .ratio(50))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.maximumResponseBytes = maximumResponseBytes
@@ -141,5 +143,14 @@ public enum HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertib
         case .unreachable(let url, let reason): return "could not reach \(url): \(reason)"
         case .responseTooLarge(let url, let limit): return "the response from \(url) is larger than \(limit >> 20) MiB"
         }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating at `Int64.max`.
+    fileprivate var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).overflow ? .max : scaled + attoseconds / 1_000_000_000
     }
 }

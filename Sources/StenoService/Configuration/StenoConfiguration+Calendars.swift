@@ -12,13 +12,16 @@ public struct CalendarSettings: Sendable, Hashable {
     /// The key sealing account secrets (`secret_key_file`); by default `secret.key` in the data
     /// folder, or the systemd credential `steno-secret-key` when one is passed.
     public var secretKeyFile: String?
+    /// The zone of floating times and all-day dates in calendars that name none (`time_zone`,
+    /// IANA); nil uses `[links] time_zone`, itself the system's zone by default.
+    public var timeZone: TimeZone?
 
     /// The defaults: 180 days back, 365 ahead, a sync every 5 minutes.
     public init() {}
 }
 
 extension StenoConfiguration {
-    static let calendarKeys: Set<String> = ["window_past_days", "window_future_days", "sync_interval_minutes", "secret_key_file"]
+    static let calendarKeys: Set<String> = ["window_past_days", "window_future_days", "sync_interval_minutes", "secret_key_file", "time_zone"]
 
     /// Reads `[calendars]`.
     mutating func applyCalendars(file settings: [String: JSONValue], path: String) throws {
@@ -41,7 +44,17 @@ extension StenoConfiguration {
             }
             calendars.secretKeyFile = text
         }
+        if let value = table["time_zone"] {
+            guard let name = value.stringValue, let zone = TimeZone(identifier: name) else {
+                throw ConfigurationError("\(path): calendars.time_zone must be an IANA zone name such as \"Europe/Berlin\"")
+            }
+            calendars.timeZone = zone
+        }
     }
+
+    /// The zone of floating times in calendars that name none: `[calendars] time_zone`, else
+    /// `[links] time_zone` (the zone the team's meetings are read in), else the system's.
+    public var calendarTimeZone: TimeZone { calendars.timeZone ?? links.timeZone }
 
     /// The key file in effect: the setting, else a systemd credential, else `secret.key` in the data folder.
     public func secretKeyPath(environment: [String: String]) -> String {

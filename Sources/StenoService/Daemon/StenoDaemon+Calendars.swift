@@ -26,7 +26,11 @@ extension StenoDaemon {
         } catch {
             logger.error("calendar credentials are unavailable: \(error.description)")
         }
-        let providers: [any CalendarProvider] = [ICSProvider(transport: transport), CalDAVProvider(transport: transport)]
+        let zone = configuration.calendarTimeZone
+        let providers: [any CalendarProvider] = [
+            ICSProvider(transport: transport, defaultTimeZone: zone),
+            CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: zone)),
+        ]
         let syncer = CalendarSyncer(
             store: store, providers: providers, secrets: secrets, settings: configuration.calendars, logger: logger)
         return CalendarRuntime(transport: transport, secrets: secrets, providers: providers, syncer: syncer)

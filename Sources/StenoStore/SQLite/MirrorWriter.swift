@@ -31,18 +31,25 @@ struct MirrorWriter {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
         let calendarID = try upsertCalendar(changes.calendar, accountID: accountID)
-        var existing = try existingRows(calendarID: calendarID)
+        // An incremental change set reads only the rows of the resources it names: a sync of
+        // ten changes in a calendar of 100,000 events touches ten resources, not the calendar.
+        var existing = changes.scope == .complete
+            ? try existingRows(calendarID: calendarID)
+            : try existingRows(calendarID: calendarID, resources: changes.updatedResources.map(\.resource) + changes.removedResources)
         for update in changes.updatedResources {
             try replace(resource: update, calendarID: calendarID, existing: existing[update.resource] ?? [:])
+            try remember(resource: update.resource, etag: update.etag, calendarID: calendarID)
             existing[update.resource] = nil
         }
         for resource in changes.removedResources {
             try tombstone(existing[resource] ?? [:])
+            try forget(resource: resource, calendarID: calendarID)
             existing[resource] = nil
         }
         if changes.scope == .complete {
             // Everything the source no longer lists is gone.
             for rows in existing.values { try tombstone(rows) }
+            try forgetResources(calendarID: calendarID, except: Set(changes.updatedResources.map(\.resource)))
         }
         try refreshSearch(meetingIDs: summary.touchedMeetingIDs)
         if let state = changes.syncState {
@@ -53,20 +60,23 @@ struct MirrorWriter {
     }
 
     /// Re-indexes the touched meetings for `steno search`: title and every attendee's name and email.
+    ///
+    /// Two statements for the whole change set (the ids passed as one JSON array), not two per
+    /// meeting: a full sync touches tens of thousands of meetings, and per-statement overhead
+    /// was most of the cost.
     func refreshSearch(meetingIDs: Set<Int64>) throws {
-        let delete = try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid = ?")
-        let insert = try db.cachedStatement(
+        guard !meetingIDs.isEmpty else { return }
+        let ids = "[" + meetingIDs.map(String.init).joined(separator: ",") + "]"
+        try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid IN (SELECT value FROM json_each(?))").execute(arguments: [ids])
+        try db.cachedStatement(
             sql: """
                 INSERT INTO meeting_search (rowid, title, attendees)
                 SELECT m.id, m.title,
                     (SELECT group_concat(coalesce(a.name, '') || ' ' || a.email, ' ') FROM event_attendees a
                      JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
-                FROM meetings m WHERE m.id = ?
-                """)
-        for id in meetingIDs {
-            try delete.execute(arguments: [id])
-            try insert.execute(arguments: [id])
-        }
+                FROM meetings m WHERE m.id IN (SELECT value FROM json_each(?))
+                """
+        ).execute(arguments: [ids])
     }
 
     func upsertCalendar(_ calendar: CalendarDescriptor, accountID: Int64) throws -> Int64 {
@@ -94,6 +104,47 @@ struct MirrorWriter {
                 id: row["id"], fingerprint: row["fingerprint"], isDeleted: row["deleted"], meetingID: row["meeting_id"])
         }
         return rows
+    }
+
+    /// resource → remote id → row, for the event rows of the named resources only.
+    func existingRows(calendarID: Int64, resources: [String]) throws -> [String: [String: ExistingRow]] {
+        var rows: [String: [String: ExistingRow]] = [:]
+        let select = try db.cachedStatement(
+            sql: "SELECT id, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id FROM events WHERE calendar_id = ? AND resource = ?")
+        for resource in resources where rows[resource] == nil {
+            var resourceRows: [String: ExistingRow] = [:]
+            let cursor = try Row.fetchCursor(select, arguments: [calendarID, resource])
+            while let row = try cursor.next() {
+                resourceRows[row["remote_id"]] = ExistingRow(
+                    id: row["id"], fingerprint: row["fingerprint"], isDeleted: row["deleted"], meetingID: row["meeting_id"])
+            }
+            rows[resource] = resourceRows
+        }
+        return rows
+    }
+
+    /// Records a resource and its ETag, with or without occurrences in the window, so ETag
+    /// comparison knows it next time.
+    func remember(resource: String, etag: String?, calendarID: Int64) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(calendar_id, resource) DO UPDATE SET etag = excluded.etag, updated_at = excluded.updated_at
+                WHERE etag IS NOT excluded.etag
+                """
+        ).execute(arguments: [calendarID, resource, etag, now])
+    }
+
+    /// Drops a resource the source deleted.
+    func forget(resource: String, calendarID: Int64) throws {
+        try db.cachedStatement(sql: "DELETE FROM calendar_resources WHERE calendar_id = ? AND resource = ?")
+            .execute(arguments: [calendarID, resource])
+    }
+
+    /// Drops every resource of the calendar not in `listed` (a complete change set).
+    func forgetResources(calendarID: Int64, except listed: Set<String>) throws {
+        let known = try String.fetchAll(db, sql: "SELECT resource FROM calendar_resources WHERE calendar_id = ?", arguments: [calendarID])
+        for resource in known where !listed.contains(resource) { try forget(resource: resource, calendarID: calendarID) }
     }
 
     mutating func replace(resource update: ResourceUpdate, calendarID: Int64, existing: [String: ExistingRow]) throws {
@@ -170,15 +221,21 @@ struct MirrorWriter {
         return try Int64.fetchOne(statement, arguments: arguments) ?? 0
     }
 
+    /// Replaces an event's attendees: one multi-row INSERT per event (up to 50 rows each, so
+    /// the statement cache holds few shapes) rather than one statement per attendee.
     func replaceAttendees(eventID: Int64, _ attendees: [Attendee]) throws {
         try db.cachedStatement(sql: "DELETE FROM event_attendees WHERE event_id = ?").execute(arguments: [eventID])
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO event_attendees (event_id, email, name, role, response) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(event_id, email) DO NOTHING
-                """)
-        for attendee in attendees where !attendee.email.isEmpty {
-            try insert.execute(arguments: [eventID, attendee.email, attendee.name, attendee.role.rawValue, attendee.response.rawValue])
+        let valid = attendees.filter { !$0.email.isEmpty }
+        for start in stride(from: 0, to: valid.count, by: 50) {
+            let batch = valid[start..<min(start + 50, valid.count)]
+            let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO event_attendees (event_id, email, name, role, response) VALUES \(rows) ON CONFLICT(event_id, email) DO NOTHING")
+            var arguments = StatementArguments()
+            for attendee in batch {
+                arguments += [eventID, attendee.email, attendee.name, attendee.role.rawValue, attendee.response.rawValue]
+            }
+            try insert.execute(arguments: arguments)
         }
     }
 }

@@ -29,9 +29,8 @@ extension SQLiteCatalog {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT e.resource, max(e.etag) AS etag FROM events e JOIN calendars c ON c.id = e.calendar_id
-                    WHERE c.account_id = ? AND c.remote_id = ? AND e.deleted_at IS NULL AND e.resource IS NOT NULL
-                    GROUP BY e.resource
+                    SELECT r.resource, r.etag FROM calendar_resources r JOIN calendars c ON c.id = r.calendar_id
+                    WHERE c.account_id = ? AND c.remote_id = ?
                     """,
                 arguments: [accountID, calendarRemoteID])
             while let row = try rows.next() { tags[row["resource"]] = .some(row["etag"]) }

@@ -231,6 +231,30 @@ struct CalDAVProviderTests {
         }
     }
 
+    @Test("an object without occurrences in the window is compared by its ETag, not fetched on every sync")
+    func outOfWindowObjectKeepsItsETag() async throws {
+        try await CalDAVTestServer.run { server in
+            server.account.capabilities = CalDAVStateCoding.encode(
+                CalDAVCapabilities(syncCollection: false, calendarMultiget: true, calendarQuery: true, scheduling: false, davClasses: []))
+            try await server.writer.makeCalendar(server.calendarURL("work"), displayName: "Work")
+            try await server.writer.put(server.objectURL("work", "old.ics"), ics: server.event(uid: "old", summary: "Old", days: -2000))
+            try await server.writer.put(server.objectURL("work", "x.ics"), ics: server.event(uid: "x", summary: "X", days: 1))
+            try await server.sync()
+            #expect(try await server.mirror.resourceTags(calendarRemoteID: server.remoteID("work")).count == 2)
+            // Another object changes, the old one does not: only the changed one is fetched.
+            try await server.writer.put(server.objectURL("work", "x.ics"), ics: server.event(uid: "x", summary: "X2", days: 1))
+            let fetchedBefore = await server.mirror.updatedResources.count
+            let second = try await server.sync()
+            #expect(second.requests == 3)  // listing, PROPFIND of ETags, one multiget
+            #expect(await server.mirror.updatedResources.dropFirst(fetchedBefore) == ["/alice/work/x.ics"])
+            #expect(second.changes.updated == 1)
+            // Deleted at the source: forgotten.
+            try await server.writer.delete(server.objectURL("work", "old.ics"))
+            try await server.sync()
+            #expect(try await server.mirror.resourceTags(calendarRemoteID: server.remoteID("work")).keys.sorted() == ["/alice/work/x.ics"])
+        }
+    }
+
     @Test("a deleted calendar leaves the mirror; an event-less object keeps the sync consistent")
     func calendarRemoved() async throws {
         try await CalDAVTestServer.run { server in

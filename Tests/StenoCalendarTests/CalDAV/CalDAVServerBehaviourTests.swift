@@ -72,6 +72,27 @@ struct CalDAVServerBehaviourTests {
         #expect(multiget.body.components(separatedBy: "<D:href>").count - 1 == 3)
     }
 
+    @Test("a multiget the server finds too large (507) is fetched again in halves")
+    func multigetHalvedWhenRefused() async throws {
+        let server = try ScriptedHTTPServer(rules: [
+            Self.listing,
+            .init(method: "REPORT", path: "/cal/home/c1/", bodyContains: "<D:sync-token></D:sync-token>", status: 207,
+                  body: ScriptedDAV.multistatus(
+                    ["first", "second", "third", "fourth"].map { ScriptedDAV.member("/cal/home/c1/\($0).ics", etag: "\"1\"") }, syncToken: "t1")),
+            .init(method: "REPORT", path: "/cal/home/c1/", bodyContains: "calendar-multiget", times: 1, status: 507,
+                  body: "<error xmlns=\"DAV:\"><number-of-matches-within-limits/></error>"),
+            .init(method: "REPORT", path: "/cal/home/c1/", bodyContains: "first.ics", status: 207,
+                  body: ScriptedDAV.multistatus(["first", "second"].map { ScriptedDAV.object("/cal/home/c1/\($0).ics", etag: "\"1\"", ics: Self.ics($0)) })),
+            .init(method: "REPORT", path: "/cal/home/c1/", bodyContains: "third.ics", status: 207,
+                  body: ScriptedDAV.multistatus(["third", "fourth"].map { ScriptedDAV.object("/cal/home/c1/\($0).ics", etag: "\"1\"", ics: Self.ics($0)) })),
+        ])
+        defer { server.shutdown() }
+        let mirror = InMemoryCalendarMirror()
+        let report = try await sync(server, mirror: mirror)
+        #expect(report.requests == 5)  // listing, sync-collection, the refused multiget, two halves
+        #expect(Set(await mirror.liveEvents(calendar: "/cal/home/c1/").map(\.meetingIdentity)) == ["first", "second", "third", "fourth"])
+    }
+
     @Test("429 with Retry-After → retry later after that delay")
     func rateLimited() async throws {
         let server = try ScriptedHTTPServer(rules: [

@@ -1,5 +1,6 @@
 import Foundation
-import StenoCalendar
+
+@testable import StenoCalendar
 
 /// Writes to a CalDAV server the way a calendar app would, for tests: MKCALENDAR, PUT and
 /// DELETE of events, with HTTP Basic.
@@ -64,11 +65,5 @@ enum TestEvents {
     }
 
     /// `YYYYMMDDTHHMMSSZ` for an instant.
-    static func utc(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: date)
-    }
+    static func utc(_ date: Date) -> String { CalDAVEventDocument.utc(date) }
 }

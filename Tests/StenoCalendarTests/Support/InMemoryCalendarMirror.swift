@@ -5,13 +5,15 @@ import StenoCore
 /// A ``CalendarMirror`` in memory with the store's semantics: events upserted by (calendar,
 /// remote id), a resource's occurrences replaced as a whole (unreported ones tombstoned),
 /// `.complete` change sets tombstone every resource they do not list, and the sync state saved
-/// in the same step as the data. Also remembers resources without occurrences in the window
-/// only as the store does: not at all.
+/// in the same step as the data. Like the store, every reported resource keeps its ETag,
+/// with or without occurrences in the window.
 actor InMemoryCalendarMirror: CalendarMirror {
     struct StoredCalendar {
         var info: CalendarInfo
         /// remote id → event (tombstoned ones kept with `deleted`).
         var events: [String: StoredEvent] = [:]
+        /// resource → ETag, for every resource reported and not removed.
+        var resources: [String: String?] = [:]
     }
 
     struct StoredEvent {
@@ -26,6 +28,8 @@ actor InMemoryCalendarMirror: CalendarMirror {
     private(set) var accountCapabilities: String?
     private(set) var savedCredentials: [CalendarCredentials] = []
     private(set) var appliedChangeSets = 0
+    /// Every resource a change set updated, in order (to see what a sync fetched).
+    private(set) var updatedResources: [String] = []
     private var nextCalendarID: Int64 = 1
 
     init() {}
@@ -39,11 +43,7 @@ actor InMemoryCalendarMirror: CalendarMirror {
     }
 
     func resourceTags(calendarRemoteID: String) async throws -> [String: String?] {
-        var tags: [String: String?] = [:]
-        for event in calendarsByRemoteID[calendarRemoteID]?.events.values ?? [:].values where !event.deleted {
-            tags[event.resource] = .some(event.etag)
-        }
-        return tags
+        calendarsByRemoteID[calendarRemoteID]?.resources ?? [:]
     }
 
     func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
@@ -67,6 +67,8 @@ actor InMemoryCalendarMirror: CalendarMirror {
         }
         for update in changes.updatedResources {
             untouched.remove(update.resource)
+            updatedResources.append(update.resource)
+            calendar.resources[update.resource] = .some(update.etag)
             var leftover = byResource[update.resource] ?? []
             for occurrence in update.occurrences {
                 leftover.remove(occurrence.remoteID)
@@ -86,9 +88,12 @@ actor InMemoryCalendarMirror: CalendarMirror {
         for resource in changes.removedResources {
             untouched.remove(resource)
             tombstone(byResource[resource] ?? [])
+            calendar.resources[resource] = nil
         }
         if changes.scope == .complete {
             for resource in untouched { tombstone(byResource[resource] ?? []) }
+            let listed = Set(changes.updatedResources.map(\.resource))
+            calendar.resources = calendar.resources.filter { listed.contains($0.key) }
         }
         if let state = changes.syncState { calendar.info.syncState = state }
         calendarsByRemoteID[changes.calendar.remoteID] = calendar

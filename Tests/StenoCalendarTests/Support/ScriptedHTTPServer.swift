@@ -30,6 +30,9 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         var path: String
         var authorization: String?
         var body: String
+        /// Write preconditions as sent.
+        var ifMatch: String?
+        var ifNoneMatch: String?
     }
 
     let root: String
@@ -51,7 +54,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
                 body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
                 auth = self.headers.get("Authorization")
                 with open(root + "/requests.jsonl", "a") as log:
-                    log.write(json.dumps({"method": self.command, "path": self.path, "authorization": auth, "body": body}) + "\n")
+                    log.write(json.dumps({"method": self.command, "path": self.path, "authorization": auth, "body": body, "ifMatch": self.headers.get("If-Match"), "ifNoneMatch": self.headers.get("If-None-Match")}) + "\n")
                 for index, rule in enumerate(rules):
                     if rule["method"] != self.command or rule["path"] != self.path: continue
                     if rule.get("bodyContains") and rule["bodyContains"] not in body: continue

@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import StenoCore
+import Testing
+
+@testable import StenoStore
+
+/// The per-resource bookkeeping of the mirror (migration 0004): every resource a source
+/// reported keeps its ETag, with or without occurrences in the window, and incremental change
+/// sets read only the resources they name.
+@Suite("Calendar mirror resources and their ETags")
+struct CalendarResourceStoreTests {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    let calendar = CalendarDescriptor(remoteID: "/cal/work/", name: "Work")
+
+    func occurrence(_ uid: String, at hour: Double) -> EventOccurrence {
+        let start = now.addingTimeInterval(hour * 3600)
+        return EventOccurrence(
+            remoteID: "/cal/work/\(uid).ics", iCalUID: uid, seriesUID: uid, recurrenceID: nil,
+            meetingIdentity: MeetingIdentity.iCalendar(uid: uid, recurrenceID: nil), title: uid, start: start,
+            end: start.addingTimeInterval(1800))
+    }
+
+    func setUp() async throws -> (SQLiteCatalog, CalendarAccount, TemporaryCatalog) {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let owner = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
+        let account = try await catalog.addAccount(
+            CalendarAccountDraft(provider: .caldav, ownerID: owner.id, displayName: "https://dav.example/"), now: now)
+        return (catalog, account, temporary)
+    }
+
+    @Test func aResourceWithoutOccurrencesInTheWindowKeepsItsETag() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        // An event outside the window: the provider reports the resource with no occurrences.
+        let changes = CalendarChangeSet(
+            calendar: calendar, scope: .incremental,
+            updatedResources: [
+                ResourceUpdate(resource: "/cal/work/old.ics", etag: "\"o1\"", occurrences: []),
+                ResourceUpdate(resource: "/cal/work/now.ics", etag: "\"n1\"", occurrences: [occurrence("now", at: 1)]),
+            ])
+        _ = try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now)
+        #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID)
+                == ["/cal/work/old.ics": "\"o1\"", "/cal/work/now.ics": "\"n1\""])
+
+        // A resource whose occurrences all leave the window stays known, with its new ETag.
+        let emptied = CalendarChangeSet(
+            calendar: calendar, scope: .incremental,
+            updatedResources: [ResourceUpdate(resource: "/cal/work/now.ics", etag: "\"n2\"", occurrences: [])])
+        #expect(try await catalog.applyCalendarChanges(emptied, accountID: account.id, now: now).deleted == 1)
+        #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID)["/cal/work/now.ics"] == "\"n2\"")
+
+        // Deleted at the source: forgotten.
+        let removal = CalendarChangeSet(calendar: calendar, scope: .incremental, removedResources: ["/cal/work/old.ics"])
+        _ = try await catalog.applyCalendarChanges(removal, accountID: account.id, now: now)
+        #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID) == ["/cal/work/now.ics": "\"n2\""])
+
+        // A complete listing forgets whatever it does not list.
+        let complete = CalendarChangeSet(
+            calendar: calendar, scope: .complete,
+            updatedResources: [ResourceUpdate(resource: "/cal/work/new.ics", etag: nil, occurrences: [occurrence("new", at: 2)])])
+        _ = try await catalog.applyCalendarChanges(complete, accountID: account.id, now: now)
+        #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID) == ["/cal/work/new.ics": nil])
+    }
+
+    @Test func anIncrementalChangeSetReadsOnlyTheResourcesItNames() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let resources = (0..<50).map { ResourceUpdate(resource: "/cal/work/e\($0).ics", etag: "\"1\"", occurrences: [occurrence("e\($0)", at: Double($0))]) }
+        _ = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(calendar: calendar, scope: .complete, updatedResources: resources), accountID: account.id, now: now)
+        let rows = try await catalog.writer.read { db in
+            let calendarID = try Int64.fetchOne(db, sql: "SELECT id FROM calendars") ?? 0
+            return try MirrorWriter(db: db, now: 0).existingRows(calendarID: calendarID, resources: ["/cal/work/e3.ics", "/cal/work/gone.ics"])
+        }
+        #expect(rows.keys.sorted() == ["/cal/work/e3.ics", "/cal/work/gone.ics"])
+        #expect(rows["/cal/work/e3.ics"]?.count == 1 && rows["/cal/work/gone.ics"]?.isEmpty == true)
+
+        // Changing one resource incrementally leaves the others alone.
+        var moved = occurrence("e3", at: 100)
+        moved.title = "moved"
+        let summary = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(
+                calendar: calendar, scope: .incremental,
+                updatedResources: [ResourceUpdate(resource: "/cal/work/e3.ics", etag: "\"2\"", occurrences: [moved])]),
+            accountID: account.id, now: now)
+        #expect(summary.updated == 1 && summary.deleted == 0 && summary.unchanged == 0)
+        #expect(try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false).count == 50)
+    }
+
+    @Test func theMigrationRecordsTheResourcesAlreadyMirrored() async throws {
+        let temporary = TemporaryCatalog()
+        try FileManager.default.createDirectory(atPath: temporary.folder, withIntermediateDirectories: true)
+        // A catalog as 0003 left it: one live resource with two occurrences, one tombstoned,
+        // one row from before 0002 without a resource.
+        let queue = try DatabaseQueue(path: temporary.path)
+        try SchemaMigrations.migrator().migrate(queue, upTo: "0003_search")
+        try await queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
+                    INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
+                        VALUES (1, 'caldav', 1, 'dav', 0, 0);
+                    INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at) VALUES (1, 1, '/c/', 'C', 0, 0);
+                    INSERT INTO events (calendar_id, remote_id, starts_at, ends_at, etag, updated_at, resource)
+                        VALUES (1, '/c/a.ics#1', 0, 1, '"a"', 0, '/c/a.ics'), (1, '/c/a.ics#2', 5, 6, '"a"', 0, '/c/a.ics');
+                    INSERT INTO events (calendar_id, remote_id, starts_at, ends_at, etag, updated_at, resource, deleted_at)
+                        VALUES (1, '/c/b.ics', 0, 1, '"b"', 0, '/c/b.ics', 9);
+                    INSERT INTO events (calendar_id, remote_id, starts_at, ends_at, etag, updated_at) VALUES (1, '/c/old.ics', 0, 1, NULL, 0);
+                    """)
+        }
+        try queue.close()
+        let catalog = try await temporary.open()
+        #expect(try await catalog.resourceTags(accountID: 1, calendarRemoteID: "/c/") == ["/c/a.ics": "\"a\"", "/c/old.ics": nil])
+        // The row without a resource is now found by its remote id, as before.
+        let removal = CalendarChangeSet(
+            calendar: CalendarDescriptor(remoteID: "/c/", name: "C"), scope: .incremental, removedResources: ["/c/old.ics"])
+        #expect(try await catalog.applyCalendarChanges(removal, accountID: 1, now: now).deleted == 1)
+    }
+}
