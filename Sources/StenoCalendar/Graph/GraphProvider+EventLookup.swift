@@ -1,0 +1,37 @@
+import Foundation
+import StenoCore
+
+extension GraphProvider {
+    /// What `GET /events/{id}` found.
+    public enum EventLookup: Sendable, Hashable {
+        case found(EventOccurrence)
+        /// 404: the event no longer exists.
+        case gone
+    }
+
+    /// Reads one event by id: for revalidating a link to an event outside the mirrored
+    /// window, which the delta rounds no longer report on. Everything inside the window is
+    /// answered from the mirror instead.
+    ///
+    /// - Parameters:
+    ///   - mailboxPath: the calendar's remote id (`me` or `users/{upn}`).
+    /// - Throws: ``CalendarSyncError`` as for a sync.
+    public func lookUpEvent(id: String, mailboxPath: String, context: CalendarSyncContext) async throws -> EventLookup {
+        let setup = try GraphAccountSetup(account: context.account)
+        let client = makeClient(setup: setup, context: context)
+        let url = setup.endpoints.graphURL.appendingPathComponent(mailboxPath).appendingPathComponent("events")
+            .appendingPathComponent(id)
+        let response = try await client.get(
+            url, mailbox: mailboxPath, headers: [("Prefer", "outlook.timezone=\"UTC\", IdType=\"ImmutableId\"")])
+        if response.status == 404 { return .gone }
+        guard response.isSuccess else {
+            throw CalendarSyncError.badSource("GET \(url.path) failed: \(GraphError(response))")
+        }
+        do {
+            let event = try JSONDecoder().decode(GraphEventPayload.self, from: response.body)
+            return .found(try event.mirrored())
+        } catch {
+            throw CalendarSyncError.malformedResponse("GET \(url.path): not a readable event (\(error))")
+        }
+    }
+}
