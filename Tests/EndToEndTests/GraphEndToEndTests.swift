@@ -89,6 +89,50 @@ struct GraphEndToEndTests {
         let relinked = try waitForLinks(daemon) { $0.contains { $0.state == .linked && $0.meetingTitle == "Design review (again)" } }
         #expect(relinked.contains { $0.recording == link.recording && $0.state == .linked && $0.meeting == meeting }, "\(relinked)")
         #expect(double.graphRequestsMade > 2)
+
+        // The sign-in revoked (a password reset): the account needs sign-in, and says how.
+        double.revokeRefreshTokens()
+        double.expireAccessTokens()
+        _ = try steno(daemon, ["sync", "--wait"])
+        let refused = try steno(daemon, ["accounts"])
+        #expect(refused.stdout.contains("needs-credentials") && refused.stdout.contains("steno accounts signin 1"), "\(refused.stdout)")
+        let again2 = try steno(daemon, ["accounts", "signin", "1", "--wait"])
+        #expect(again2.status == 0 && again2.stdout.contains("enter the code"), "\(again2.stdout)\n\(again2.stderr)")
+        let healthy = try steno(daemon, ["accounts", "--json"])
+        let accounts = try JSONValueDecoder().decode([AccountSummary].self, from: try JSONValue.parse(healthy.stdout))
+        #expect(accounts.count == 1 && accounts.first?.health == .ok && accounts.first?.events == 4, "\(healthy.stdout)")
+    }
+}
+
+extension GraphEndToEndTests {
+    @Test func anOrganisationAccountReadsTheNamedUsersWithClientCredentials() throws {
+        let double = try GraphDouble(confidentialClients: ["org-app": "s3cret"])
+        defer { double.shutdown() }
+        let start = Date().addingTimeInterval(86_400)
+        for (index, user) in ["bob@contoso.com", "carol@contoso.com", "dave@contoso.com"].enumerated() {
+            double.put(
+                GraphDouble.Event(id: "org-\(index)", subject: "1:1 \(user)", start: start, end: start.addingTimeInterval(1800)), mailbox: user)
+        }
+        let daemon = try TestDaemon(config: Self.config)
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
+        let secret = daemon.root + "/org.secret"
+        try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: secret))
+        let endpoints = ["--authority", double.baseURL.absoluteString, "--graph-url", double.graphURL.absoluteString]
+
+        let commonTenant = try steno(daemon, ["accounts", "add", "graph", "--client-id", "org-app", "--client-secret-file", secret, "--owner", "alice"] + endpoints)
+        #expect(commonTenant.status != 0 && commonTenant.stderr.contains("tenant"), "\(commonTenant.stderr)")
+
+        let added = try steno(daemon, [
+            "accounts", "add", "graph", "--tenant", "contoso.com", "--client-id", "org-app", "--client-secret-file", secret,
+            "--users", "bob@contoso.com,carol@contoso.com", "--owner", "alice", "--wait",
+        ] + endpoints)
+        #expect(added.status == 0, "\(added.stdout)\n\(added.stderr)")
+        let listed = try JSONValueDecoder().decode([AccountSummary].self, from: try JSONValue.parse(try steno(daemon, ["accounts", "--json"]).stdout))
+        let account = try #require(listed.first)
+        #expect(account.health == .ok && account.calendars == 2 && account.events == 2, "\(listed)")
+        #expect(double.requests.contains { $0.uri.hasPrefix("/v1.0/users/carol@contoso.com/calendarView/delta") })
+        #expect(!double.requests.contains { $0.uri.contains("dave") })
     }
 }
 

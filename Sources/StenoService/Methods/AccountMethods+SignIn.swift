@@ -122,6 +122,10 @@ extension AccountMethods {
         let sealed = try secrets.seal(tokens.credentials(replacing: nil))
         let accountID: Int64
         if let existing {
+            // Another person's sign-in would silently mirror their calendar under this account.
+            if let mailbox = existing.settings["mailbox"], mailbox.lowercased() != user {
+                throw DeviceSignInFailure.refused("signed in as \(user), but account \(existing.id) mirrors \(mailbox); sign in as \(mailbox)")
+            }
             try await store.replaceSecret(accountID: existing.id, sealed: sealed)
             accountID = existing.id
         } else {
