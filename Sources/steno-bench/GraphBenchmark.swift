@@ -131,6 +131,13 @@ struct GraphBenchmarkRun {
         }
 
         print("Graph double: \(settings.events) events in one mailbox, \(settings.pageSize) per page; Steno writes a real catalog\n")
+        let (baseline, pages) = try await fetchPages(double: double, transport: transport, window: window)
+        print(line("baseline: the same pages fetched, not read", baseline, events: settings.events))
+        let readingStart = Self.processCPU()
+        let mapped = try GraphProvider.readPagesForBenchmark(pages)
+        let reading = Self.processCPU() - readingStart
+        print(String(format: "  of Steno's work, reading and mapping the pages alone: %.2f s CPU, %.1f µs per event (%d events)",
+                     reading, reading / Double(max(1, mapped)) * 1e6, mapped))
         let full = try await sync()
         print(line("full sync", full, events: settings.events))
         print(String(format: "  mirror: %d transactions, %.2f s; %d inserted", mirror.applyCount, mirror.applySeconds, full.report.changes.inserted))
@@ -156,6 +163,51 @@ struct GraphBenchmarkRun {
                      Double(incremental.bytes) / Double(max(full.bytes, 1))))
     }
 
+    /// The baseline: every page of a full round fetched over the same HTTP client and thrown
+    /// away, so the sync's own cost (reading, mapping, storing) stands out beside it.
+    private func fetchPages(double: GraphDouble, transport: HTTPTransport, window: DateInterval) async throws -> (Figures, [Data]) {
+        var pages: [Data] = []
+        let endpoint = OAuthTokenEndpoint(
+            tokenURL: double.baseURL.appendingPathComponent("common/oauth2/v2.0/token"), clientID: "steno-test-client", transport: transport)
+        guard case .tokens(let tokens) = try await endpoint.post([("grant_type", "refresh_token"), ("refresh_token", double.issueRefreshToken(for: mailbox))]).outcome
+        else { throw GraphBenchmarkError("the double refused the baseline's token") }
+        let headers = [
+            ("Authorization", HTTPAuthorization.bearer(tokens.accessToken)),
+            ("Prefer", "odata.maxpagesize=\(settings.pageSize), outlook.timezone=\"UTC\", IdType=\"ImmutableId\""),
+        ]
+        var components = URLComponents(url: double.graphURL.appendingPathComponent("me/calendarView/delta"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [
+            URLQueryItem(name: "startDateTime", value: LocalDateTime(utc: window.start).description + "Z"),
+            URLQueryItem(name: "endDateTime", value: LocalDateTime(utc: window.end).description + "Z"),
+        ]
+        var next = components?.url
+        double.resetCounters()
+        let cpuBefore = Self.processCPU()
+        let doubleBefore = try double.serverCPUSeconds()
+        let start = ContinuousClock.now
+        while let url = next {
+            let response = try await transport.send(HTTPRequestValue(method: "GET", url: url, headers: headers))
+            pages.append(response.body)
+            guard response.isSuccess else { throw GraphBenchmarkError("baseline page: HTTP \(response.status)") }
+            next = Self.nextLink(in: response.body).flatMap(URL.init(string:))
+        }
+        let elapsed = ContinuousClock.now - start
+        let doubleCPU = try double.serverCPUSeconds() - doubleBefore
+        let served = double.counters
+        let figures = Figures(
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            processCPU: Self.processCPU() - cpuBefore, doubleCPU: doubleCPU, requests: served.requests, bytes: served.bytesSent,
+            report: CalendarSyncReport())
+        return (figures, pages)
+    }
+
+    /// The `@odata.nextLink` at the end of a page, found without parsing the page.
+    static func nextLink(in body: Data) -> String? {
+        let tail = String(decoding: body.suffix(4096), as: UTF8.self)
+        guard let range = tail.range(of: "\"@odata.nextLink\":\"") else { return nil }
+        return tail[range.upperBound...].prefix { $0 != "\"" }.description
+    }
+
     func line(_ label: String, _ figures: Figures, events: Int) -> String {
         String(
             format: "%@: %.2f s wall, %d requests (incl. token renewal), %.1f MB received; CPU: Steno %.2f s (%.1f µs per event), double %.2f s",
@@ -169,4 +221,10 @@ struct GraphBenchmarkRun {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
+}
+
+/// A benchmark that could not run.
+struct GraphBenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -35,3 +35,21 @@ extension GraphProvider {
         }
     }
 }
+
+extension GraphProvider {
+    /// Decodes and maps delta pages as a sync does, without a server or a store: the share
+    /// of a sync's CPU time that is Steno's reading (for `steno-bench graph`).
+    ///
+    /// - Returns: the events mapped.
+    public static func readPagesForBenchmark(_ pages: [Data]) throws -> Int {
+        var mapped = 0
+        for body in pages {
+            let page = try JSONDecoder().decode(GraphPage.self, from: body)
+            for event in page.value where event.removed == nil {
+                _ = try event.mirrored()
+                mapped += 1
+            }
+        }
+        return mapped
+    }
+}

@@ -71,7 +71,7 @@ struct GraphSignInTests {
             deviceCode: "d", userCode: "U", verificationURI: "http://127.0.0.1/x", message: nil, expiresAt: Date().addingTimeInterval(-1), interval: 1)
         let transport = HTTPTransport()
         defer { Task { try? await transport.shutdown() } }
-        let endpoint = OAuthTokenEndpoint(tokenURL: URL(string: "http://127.0.0.1:9/token")!, clientID: "c", transport: transport)
+        let endpoint = OAuthTokenEndpoint(tokenURL: try #require(URL(string: "http://127.0.0.1:9/token")), clientID: "c", transport: transport)
         await #expect(throws: DeviceSignInFailure.expired) {
             try await authorization.poll(endpoint, sleep: { _ in })
         }
