@@ -1,22 +1,16 @@
 import Foundation
 
-/// One page of a Graph collection or delta round: `value`, and either `@odata.nextLink`
+/// One page of a Graph collection or delta round (read by ``GraphPageReader``): `value`, and either `@odata.nextLink`
 /// (more pages) or `@odata.deltaLink` (the round is complete).
-struct GraphPage: Decodable {
+struct GraphPage {
     var value: [GraphEventPayload]
     var nextLink: String?
     var deltaLink: String?
-
-    enum CodingKeys: String, CodingKey {
-        case value
-        case nextLink = "@odata.nextLink"
-        case deltaLink = "@odata.deltaLink"
-    }
 }
 
 /// A Graph `event` as calendarView and calendarView/delta return it (only the fields Steno
 /// mirrors), or a removal: `{"id": "…", "@removed": {"reason": "deleted"}}`.
-struct GraphEventPayload: Decodable {
+struct GraphEventPayload {
     var id: String
     var removed: Removed?
     var changeKey: String?
@@ -44,32 +38,26 @@ struct GraphEventPayload: Decodable {
     var onlineMeetingUrl: String?
     var webLink: String?
 
-    enum CodingKeys: String, CodingKey {
-        case id, changeKey, iCalUId, uid, seriesMasterId, type, subject, isAllDay, isCancelled, showAs, start, end
-        case originalStart, originalStartTimeZone, organizer, attendees, location, onlineMeeting, onlineMeetingUrl, webLink
-        case removed = "@removed"
-    }
-
-    struct Removed: Decodable {
+    struct Removed {
         var reason: String?
     }
 
     /// `{"dateTime": "2026-11-20T17:00:00.0000000", "timeZone": "UTC"}`.
-    struct DateTimeTimeZone: Decodable {
+    struct DateTimeTimeZone {
         var dateTime: String
         var timeZone: String?
     }
 
-    struct EmailAddress: Decodable {
+    struct EmailAddress {
         var name: String?
         var address: String?
     }
 
-    struct Recipient: Decodable {
+    struct Recipient {
         var emailAddress: EmailAddress?
     }
 
-    struct AttendeePayload: Decodable {
+    struct AttendeePayload {
         /// `required`, `optional` or `resource`.
         var type: String?
         var status: ResponseStatus?
@@ -77,15 +65,15 @@ struct GraphEventPayload: Decodable {
     }
 
     /// `none`, `organizer`, `tentativelyAccepted`, `accepted`, `declined`, `notResponded`.
-    struct ResponseStatus: Decodable {
+    struct ResponseStatus {
         var response: String?
     }
 
-    struct Location: Decodable {
+    struct Location {
         var displayName: String?
     }
 
-    struct OnlineMeeting: Decodable {
+    struct OnlineMeeting {
         var joinUrl: String?
     }
 }

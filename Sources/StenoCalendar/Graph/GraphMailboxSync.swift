@@ -104,7 +104,7 @@ struct GraphMailboxSync {
             }
             let page: GraphPage
             do {
-                page = try JSONDecoder().decode(GraphPage.self, from: response.body)
+                page = try GraphPageReader.page(response.body)
             } catch {
                 throw CalendarSyncError.malformedResponse("GET \(url.path): not a Graph collection page (\(error))")
             }

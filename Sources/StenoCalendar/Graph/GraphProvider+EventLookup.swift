@@ -28,7 +28,7 @@ extension GraphProvider {
             throw CalendarSyncError.badSource("GET \(url.path) failed: \(GraphError(response))")
         }
         do {
-            let event = try JSONDecoder().decode(GraphEventPayload.self, from: response.body)
+            let event = try GraphPageReader.event(response.body)
             return .found(try event.mirrored())
         } catch {
             throw CalendarSyncError.malformedResponse("GET \(url.path): not a readable event (\(error))")
@@ -44,7 +44,7 @@ extension GraphProvider {
     public static func readPagesForBenchmark(_ pages: [Data]) throws -> Int {
         var mapped = 0
         for body in pages {
-            let page = try JSONDecoder().decode(GraphPage.self, from: body)
+            let page = try GraphPageReader.page(body)
             for event in page.value where event.removed == nil {
                 _ = try event.mirrored()
                 mapped += 1
