@@ -230,3 +230,76 @@ extension GraphTestBed {
         _ = try await GraphProvider(transport: bed.transport).sync(context)
     }
 }
+
+/// A mirror whose `apply` fails once after a number of successful calls: a crash mid-round.
+final class CrashingMirror: CalendarMirror, @unchecked Sendable {
+    let inner: InMemoryCalendarMirror
+    private let lock = NSLock()
+    private var remaining: Int?
+
+    init(_ inner: InMemoryCalendarMirror) { self.inner = inner }
+
+    /// The next `apply` calls after `count` successful ones fail, once.
+    func crash(after count: Int) { lock.withLock { remaining = count } }
+
+    struct Crash: Error {}
+
+    func calendars() async throws -> [CalendarInfo] { try await inner.calendars() }
+    func resourceTags(calendarRemoteID: String) async throws -> [String: String?] { try await inner.resourceTags(calendarRemoteID: calendarRemoteID) }
+    func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
+        let fail = lock.withLock { () -> Bool in
+            guard let left = remaining else { return false }
+            if left == 0 {
+                remaining = nil
+                return true
+            }
+            remaining = left - 1
+            return false
+        }
+        if fail { throw Crash() }
+        return try await inner.apply(changes)
+    }
+    func removeCalendars(except remoteIDs: Set<String>) async throws { try await inner.removeCalendars(except: remoteIDs) }
+    func saveAccountState(syncState: String?, capabilities: String?) async throws {
+        try await inner.saveAccountState(syncState: syncState, capabilities: capabilities)
+    }
+    func saveCredentials(_ credentials: CalendarCredentials) async throws { try await inner.saveCredentials(credentials) }
+}
+
+@Suite("Graph provider: a crash mid-round", .serialized)
+struct GraphCrashTests {
+    @Test("a delta link is saved only with the events it covers: a round cut short is done again, nothing lost")
+    func crashMidRound() async throws {
+        let bed = try GraphTestBed(options: GraphProvider.Options(pageSize: 10, resourcesPerChangeSet: 10))
+        defer { Task { await bed.shutdown() } }
+        bed.seed(35)
+        let account = bed.delegatedAccount()
+        let crashing = CrashingMirror(bed.mirror)
+        let refresh = bed.double.issueRefreshToken(for: GraphTestBed.user)
+        func sync() async throws -> CalendarSyncReport {
+            let credentials = await bed.mirror.savedCredentials.last ?? CalendarCredentials(refreshToken: refresh)
+            let context = CalendarSyncContext(
+                account: account, credentials: credentials, window: GraphTestBed.window(), mirror: crashing, logger: .init(label: "crash"))
+            return try await GraphProvider(transport: bed.transport, options: bed.options).sync(context)
+        }
+        // The full round dies after two of its four change sets: some events, no delta link.
+        crashing.crash(after: 2)
+        await #expect(throws: CrashingMirror.Crash.self) { try await sync() }
+        #expect(await bed.mirror.liveEvents(calendar: "me").count == 20)
+        #expect(await bed.state()?.deltaLink == nil)
+        _ = try await sync()
+        await bed.expectMirrorEqualsDouble()
+        let link = try #require(await bed.state()?.deltaLink)
+
+        // An incremental round dies before its last change set: the old link stays, the changes come again.
+        for index in 0..<15 { bed.double.update(String(format: "ev%04d", index)) { $0.subject = "Changed \(index)" } }
+        bed.double.remove("ev0030")
+        crashing.crash(after: 1)
+        await #expect(throws: CrashingMirror.Crash.self) { try await sync() }
+        #expect(await bed.state()?.deltaLink == link)
+        let again = try await sync()
+        #expect(again.fullSyncs == 0)
+        await bed.expectMirrorEqualsDouble()
+        #expect(await bed.state()?.deltaLink != link)
+    }
+}
