@@ -86,7 +86,16 @@ let package = Package(
         .plugin(name: "EmbedSchemaPlugin", capability: .buildTool(), dependencies: ["steno-embed-schema"]),
 
         // MARK: Test support: starts a real stenod on a temporary socket.
-        .target(name: "StenoTesting", dependencies: ["StenoAPI", "StenoCore"]),
+        // The Microsoft Graph double is a real HTTP server on 127.0.0.1 (NIO).
+        .target(
+            name: "StenoTesting",
+            dependencies: [
+                "StenoAPI", "StenoCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
 
         // MARK: Tests.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),

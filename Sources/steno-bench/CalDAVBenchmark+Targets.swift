@@ -92,21 +92,26 @@ final class TimedMirror: CalendarMirror, @unchecked Sendable {
     let inner: any CalendarMirror
     private let lock = NSLock()
     private var seconds = 0.0
+    private var cpuSeconds = 0.0
     private var count = 0
 
     init(_ inner: any CalendarMirror) { self.inner = inner }
 
     var applySeconds: Double { lock.withLock { seconds } }
+    /// Process CPU time while change sets were applied (syncs apply one at a time).
+    var applyCPUSeconds: Double { lock.withLock { cpuSeconds } }
     var applyCount: Int { lock.withLock { count } }
-    func reset() { lock.withLock { seconds = 0; count = 0 } }
+    func reset() { lock.withLock { seconds = 0; cpuSeconds = 0; count = 0 } }
 
     func calendars() async throws -> [CalendarInfo] { try await inner.calendars() }
     func resourceTags(calendarRemoteID: String) async throws -> [String: String?] { try await inner.resourceTags(calendarRemoteID: calendarRemoteID) }
     func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
         let start = ContinuousClock.now
+        let cpuStart = GraphBenchmarkRun.processCPU()
         let summary = try await inner.apply(changes)
         let elapsed = (ContinuousClock.now - start).seconds
-        lock.withLock { seconds += elapsed; count += 1 }
+        let cpu = GraphBenchmarkRun.processCPU() - cpuStart
+        lock.withLock { seconds += elapsed; cpuSeconds += cpu; count += 1 }
         return summary
     }
     func removeCalendars(except remoteIDs: Set<String>) async throws { try await inner.removeCalendars(except: remoteIDs) }

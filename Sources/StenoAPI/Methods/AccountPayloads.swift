@@ -19,7 +19,8 @@ extension StenoMethods {
 
 /// Params of `accounts.add`.
 public struct AccountAddParams: Codable, Sendable, Hashable {
-    /// `ics`, `caldav` or `graph`.
+    /// `ics`, `caldav` or `graph` (an organisation's calendars with client credentials; a
+    /// person's Microsoft calendar is added by signing in: ``StenoMethods/accountsSignIn``).
     public var provider: CalendarProviderKind
     /// The owner (name, email or id); the caller by default.
     public var owner: String?
@@ -40,12 +41,26 @@ public struct AccountAddParams: Codable, Sendable, Hashable {
     public var clientSecret: String?
     /// Queue the first sync at once (default true).
     public var sync: Bool?
+    /// Graph: the Microsoft Entra tenant (id or domain; an organisation account needs one).
+    public var tenant: String?
+    /// Graph organisation account: the users (ids or UPNs) whose calendars are read; none:
+    /// every Steno user's email.
+    public var users: [String]?
+    /// Graph: the identity platform authority (national clouds, tests).
+    public var authority: String?
+    /// Graph: the Graph base URL (national clouds, tests).
+    public var graphURL: String?
 
     public init(
         provider: CalendarProviderKind, owner: String? = nil, source: String? = nil, url: String? = nil, user: String? = nil,
         password: String? = nil, bearerToken: String? = nil, refreshToken: String? = nil, tokenURL: String? = nil,
-        clientID: String? = nil, clientSecret: String? = nil, sync: Bool? = nil
+        clientID: String? = nil, clientSecret: String? = nil, sync: Bool? = nil, tenant: String? = nil, users: [String]? = nil,
+        authority: String? = nil, graphURL: String? = nil
     ) {
+        self.tenant = tenant
+        self.users = users
+        self.authority = authority
+        self.graphURL = graphURL
         self.provider = provider
         self.owner = owner
         self.source = source

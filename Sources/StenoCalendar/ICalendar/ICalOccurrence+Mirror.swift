@@ -8,26 +8,9 @@ extension ICalOccurrence {
     ///   occurrence's remote id is the resource plus its RECURRENCE-ID.
     public func mirrored(resource: String) -> EventOccurrence {
         let occurrenceKey = recurrenceID.map { "\(resource)#\(MeetingIdentity.basicUTC($0))" }
-        var attendeeList: [Attendee] = []
-        var seen = Set<String>()
-        // The organizer often lists themself as an attendee too: one entry, their answer kept.
-        let organizerEntry = organizer.flatMap { organizer -> Attendee? in
-            guard !organizer.email.isEmpty else { return nil }
-            var entry = organizer.mirrored(isOrganizer: true)
-            if let asAttendee = attendees.first(where: { $0.email.lowercased() == entry.email }),
-                asAttendee.partstat != .needsAction
-            {
-                entry.response = asAttendee.mirrored(isOrganizer: false).response
-            }
-            return entry
-        }
-        if let organizerEntry {
-            attendeeList.append(organizerEntry)
-            seen.insert(organizerEntry.email)
-        }
-        for attendee in attendees where !attendee.email.isEmpty && seen.insert(attendee.email.lowercased()).inserted {
-            attendeeList.append(attendee.mirrored(isOrganizer: false))
-        }
+        let organizerEntry = organizer.flatMap { $0.email.isEmpty ? nil : $0.mirrored(isOrganizer: true) }
+        let attendeeList = Attendee.mirroredList(
+            organizer: organizerEntry, attendees: attendees.filter { !$0.email.isEmpty }.map { $0.mirrored(isOrganizer: false) })
         return EventOccurrence(
             remoteID: occurrenceKey ?? resource,
             iCalUID: uid.isEmpty ? nil : uid,
@@ -42,7 +25,7 @@ extension ICalOccurrence {
             allDayStart: allDayStart?.description,
             allDayEnd: allDayEnd?.description,
             status: status.map(EventStatus.init) ?? .confirmed,
-            organizer: organizerEntry,
+            organizer: organizerEntry == nil ? nil : attendeeList.first,
             attendees: attendeeList,
             location: location,
             onlineMeetingURL: onlineMeetingURL?.absoluteString,
@@ -82,5 +65,26 @@ extension ICalAttendee {
         case .needsAction, .delegated: response = isOrganizer ? .accepted : .none
         }
         return Attendee(email: email, name: name, role: mirroredRole, response: response)
+    }
+}
+
+extension Attendee {
+    /// The attendee list of a mirrored event: the organizer first, then every other address
+    /// once. The organizer often lists themself as an attendee too: one entry, with their own
+    /// answer when they gave one.
+    public static func mirroredList(organizer: Attendee?, attendees: [Attendee]) -> [Attendee] {
+        var list: [Attendee] = []
+        var seen = Set<String>()
+        if var organizer {
+            if let asAttendee = attendees.first(where: { $0.email == organizer.email }), asAttendee.response != .none {
+                organizer.response = asAttendee.response
+            }
+            list.append(organizer)
+            seen.insert(organizer.email)
+        }
+        for attendee in attendees where seen.insert(attendee.email).inserted {
+            list.append(attendee)
+        }
+        return list
     }
 }

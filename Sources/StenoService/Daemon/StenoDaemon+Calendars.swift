@@ -5,12 +5,14 @@ import StenoCore
 import StenoStore
 
 extension StenoDaemon {
-    /// What calendar mirroring needs at run time: the HTTP client, the secrets key, the providers.
+    /// What calendar mirroring needs at run time: the HTTP client, the secrets key, the
+    /// providers, and the Microsoft sign-ins in progress.
     struct CalendarRuntime: Sendable {
         let transport: HTTPTransport
         let secrets: SecretBox?
         let providers: [any CalendarProvider]
         let syncer: CalendarSyncer
+        let signIns: DeviceSignInRegistry
     }
 
     /// Loads the secrets key (creating it on first start) and builds the providers.
@@ -27,12 +29,28 @@ extension StenoDaemon {
             logger.error("calendar credentials are unavailable: \(error.description)")
         }
         let zone = configuration.calendarTimeZone
+        let graph = GraphProvider(transport: transport, mappedMailboxes: { try await Self.userEmails(store: store) })
         let providers: [any CalendarProvider] = [
             ICSProvider(transport: transport, defaultTimeZone: zone),
             CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: zone)),
+            graph,
         ]
         let syncer = CalendarSyncer(
             store: store, providers: providers, secrets: secrets, settings: configuration.calendars, logger: logger)
-        return CalendarRuntime(transport: transport, secrets: secrets, providers: providers, syncer: syncer)
+        return CalendarRuntime(
+            transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignInRegistry())
+    }
+
+    /// Every Steno user's emails: the mailboxes an organisation Graph account without a user
+    /// list reads (SPEC §6: "every user mapped in Steno").
+    static func userEmails(store: SQLiteCatalog) async throws -> [String] {
+        var emails: [String] = []
+        var after: Int64?
+        while true {
+            let page = try await store.users(afterID: after, limit: 500)
+            emails += page.flatMap(\.emails)
+            guard page.count == 500, let last = page.last else { return emails }
+            after = last.id
+        }
     }
 }

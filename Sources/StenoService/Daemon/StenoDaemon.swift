@@ -105,7 +105,8 @@ public struct StenoDaemon: Sendable {
         JobMethods(queue: queue, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)
         AccountMethods(
             store: store, queue: queue, secrets: calendars?.secrets,
-            providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav])
+            providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav]), signIns: calendars?.signIns,
+            transport: calendars?.transport
         ).register(in: &table)
         LinkMethods(store: store, queue: queue, linker: linker ?? RecordingLinker(store: store, policy: configuration.links.policy))
             .register(in: &table)

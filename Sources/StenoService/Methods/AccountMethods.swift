@@ -16,6 +16,10 @@ struct AccountMethods: Sendable {
     let secrets: SecretBox?
     /// The providers this daemon can sync.
     let providers: Set<CalendarProviderKind>
+    /// Microsoft sign-ins in progress; nil when this daemon cannot start any.
+    var signIns: DeviceSignInRegistry? = nil
+    /// The HTTP client sign-ins talk through.
+    var transport: HTTPTransport? = nil
 
     func register(in table: inout RPCMethodTable) {
         let methods = self
@@ -57,6 +61,7 @@ struct AccountMethods: Sendable {
             }
             return AccountSyncResult(jobs: jobs)
         }
+        registerSignIn(in: &table)
         table.register(StenoMethods.calendarsList, access: .user) { call, params in
             if let account = params.account { _ = try await methods.permittedAccount(account, caller: call.caller) }
             let calendars = try await methods.store.calendars(
@@ -85,17 +90,7 @@ struct AccountMethods: Sendable {
             throw RPCError.invalidParams(
                 "this stenod cannot sync \(params.provider.rawValue) accounts (it syncs: \(providers.map(\.rawValue).sorted().joined(separator: ", ")))")
         }
-        let owner: User
-        if let reference = params.owner {
-            owner = try await store.user(matching: reference)
-        } else if let user = caller.user {
-            owner = user
-        } else {
-            throw RPCError.invalidParams("you are not a Steno user: name the account's owner (--owner NAME)")
-        }
-        guard caller.isAdmin || owner.id == caller.user?.id else {
-            throw RPCError.notPermitted("members may add calendar accounts only for themselves")
-        }
+        let owner = try await permittedOwner(params.owner, caller: caller)
         let (name, settings, credentials) = try Self.validated(params, caller: caller)
         var sealed: Data?
         if let credentials {
@@ -115,6 +110,23 @@ struct AccountMethods: Sendable {
             throw RPCError.internalError("the new account \(account.id) vanished")
         }
         return AccountAddResult(account: summary, job: jobID)
+    }
+
+    /// The owner a new account may have: the named user (admins, or members naming
+    /// themselves), else the caller.
+    func permittedOwner(_ reference: String?, caller: Caller) async throws -> User {
+        let owner: User
+        if let reference {
+            owner = try await store.user(matching: reference)
+        } else if let user = caller.user {
+            owner = user
+        } else {
+            throw RPCError.invalidParams("you are not a Steno user: name the account's owner (--owner NAME)")
+        }
+        guard caller.isAdmin || owner.id == caller.user?.id else {
+            throw RPCError.notPermitted("members may add calendar accounts only for themselves")
+        }
+        return owner
     }
 
     /// The account's name, settings and credentials from the params, checked per provider.
@@ -162,7 +174,11 @@ struct AccountMethods: Sendable {
             }
             settings["url"] = url.absoluteString
             name = params.user.map { "\($0) at \(url.absoluteString)" } ?? url.absoluteString
-        case .graph, .device:
+        case .graph:
+            let organisation = try Self.validatedOrganisation(params)
+            name = organisation.name
+            settings = organisation.settings
+        case .device:
             throw RPCError.invalidParams("\(params.provider.rawValue) accounts are not available in this stenod yet")
         }
         if credentials == CalendarCredentials() { return (name, settings, nil) }

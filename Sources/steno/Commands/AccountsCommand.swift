@@ -6,8 +6,8 @@ import StenoCore
 /// `steno accounts …`: the calendar accounts Steno mirrors.
 struct AccountsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "accounts", abstract: "Add, list and remove calendar accounts (ICS files or URLs, CalDAV servers).",
-        subcommands: [List.self, Add.self, Remove.self], defaultSubcommand: List.self)
+        commandName: "accounts", abstract: "Add, list and remove calendar accounts (ICS files or URLs, CalDAV servers, Microsoft 365).",
+        subcommands: [List.self, Add.self, Remove.self, SignIn.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List calendar accounts with their health: last success, last error, next sync.")
@@ -35,7 +35,7 @@ struct AccountsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a calendar account and sync it.", subcommands: [ICS.self, CalDAV.self])
+            abstract: "Add a calendar account and sync it.", subcommands: [ICS.self, CalDAV.self, Graph.self])
     }
 
     struct ICS: ParsableCommand {
@@ -115,18 +115,23 @@ struct AccountsCommand: ParsableCommand {
     static func add(_ params: AccountAddParams, wait: Bool, global: GlobalOptions) throws {
         try global.withClient { client in
             let result = try client.call(StenoMethods.accountsAdd, params)
-            guard wait, let job = result.job else {
+            guard wait, result.job != nil else {
                 Output.print(Output.json(result), table: table([result.account]), format: global.format)
                 if global.format == .table, result.job != nil {
                     print("first sync queued; follow with: steno accounts list (or add --wait)")
                 }
                 return
             }
-            let finished = try JobWaiting.wait(for: [job], label: "syncing", what: "sync(s)", timeout: 600, client: client)
-            let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == result.account.id }
-            Output.print(Output.json(account ?? result.account), table: table([account ?? result.account]), format: global.format)
-            if global.format == .table { SyncCommand.printSummary(finished.values.sorted { $0.id < $1.id }) }
+            try showAfterFirstSync(result.account, job: result.job, client: client, global: global)
         }
+    }
+
+    /// Waits for an account's first sync, then shows the account and what the sync did.
+    static func showAfterFirstSync(_ added: AccountSummary, job: Int64?, client: StenoClient, global: GlobalOptions) throws {
+        let finished = try job.map { try JobWaiting.wait(for: [$0], label: "syncing", what: "sync(s)", timeout: 600, client: client) } ?? [:]
+        let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == added.id }
+        Output.print(Output.json(account ?? added), table: table([account ?? added]), format: global.format)
+        if global.format == .table, !finished.isEmpty { SyncCommand.printSummary(finished.values.sorted { $0.id < $1.id }) }
     }
 
     static func table(_ accounts: [AccountSummary]) -> TableWriter {

@@ -1,0 +1,177 @@
+import Foundation
+import StenoCore
+
+/// Brings one mailbox's calendar up to date with a calendarView delta round.
+///
+/// With a stored delta link whose window still covers the configured one: one round from it
+/// (usually one request). Otherwise — first sync, the window slid past the round's end, or
+/// Graph answered 410 / `syncStateNotFound` / `resyncRequired` — a full round over the window
+/// (plus some slack ahead, so the window can slide for days before the next full round):
+/// every event is listed again and only mirrored events that are no longer listed are
+/// tombstoned, so links to events that still exist are untouched.
+///
+/// Pages are applied as incremental change sets without a state; the last change set
+/// carries the removals and the new delta link, so a link is never saved before the events
+/// it covers (a crash mid-round resumes from the previous link).
+struct GraphMailboxSync {
+    let client: GraphClient
+    let mailbox: GraphMailbox
+    let graphURL: URL
+    let stored: GraphCalendarState?
+    /// Whether the mirror already knows this calendar.
+    let isKnown: Bool
+    let context: CalendarSyncContext
+    let options: GraphProvider.Options
+
+    /// What the mailbox's sync did.
+    struct Outcome {
+        var changes = MirrorChangeSummary()
+        var fullSync = false
+        var warnings: [String] = []
+    }
+
+    /// The round was refused: its delta state is gone.
+    struct ResyncRequired: Error {
+        var reason: String
+    }
+
+    var descriptor: CalendarDescriptor {
+        CalendarDescriptor(remoteID: mailbox.remoteID, name: mailbox.name)
+    }
+
+    var preferHeader: (String, String) {
+        ("Prefer", "odata.maxpagesize=\(options.pageSize), outlook.timezone=\"UTC\", IdType=\"ImmutableId\"")
+    }
+
+    func run() async throws -> Outcome {
+        if isKnown, let stored, let link = stored.deltaLink, stored.covers(context.window), let url = URL(string: link) {
+            do {
+                return try await round(from: url, full: false, window: stored)
+            } catch let refusal as ResyncRequired {
+                context.logger.info(
+                    "delta state refused; syncing the mailbox in full", metadata: ["mailbox": "\(mailbox.remoteID)", "reason": "\(refusal.reason)"])
+            }
+        }
+        let window = DateInterval(
+            start: context.window.start, end: context.window.end.addingTimeInterval(Double(options.windowSlackDays) * 86_400))
+        let state = GraphCalendarState(deltaLink: nil, window: window)
+        do {
+            return try await round(from: initialURL(window), full: true, window: state)
+        } catch let refusal as ResyncRequired {
+            // A skip token may expire during a long first round: start it once more.
+            context.logger.info("delta round restarted", metadata: ["mailbox": "\(mailbox.remoteID)", "reason": "\(refusal.reason)"])
+            do {
+                return try await round(from: initialURL(window), full: true, window: state)
+            } catch let again as ResyncRequired {
+                throw CalendarSyncError.badSource("Microsoft Graph refused a fresh delta round for \(mailbox.name): \(again.reason)")
+            }
+        }
+    }
+
+    /// `{graph}/{mailbox}/calendarView/delta?startDateTime=…&endDateTime=…`.
+    func initialURL(_ window: DateInterval) throws -> URL {
+        var components = URLComponents(url: graphURL.appendingPathComponent(mailbox.path + "/calendarView/delta"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [
+            URLQueryItem(name: "startDateTime", value: graphUTCText(window.start)),
+            URLQueryItem(name: "endDateTime", value: graphUTCText(window.end)),
+        ]
+        guard let url = components?.url else { throw CalendarSyncError.badSource("cannot build the delta URL for \(mailbox.path)") }
+        return url
+    }
+
+    /// Follows `@odata.nextLink` to the `@odata.deltaLink`, applying what the pages hold.
+    private func round(from start: URL, full: Bool, window: GraphCalendarState) async throws -> Outcome {
+        var outcome = Outcome()
+        outcome.fullSync = full
+        var url = start
+        var pending: [String: ResourceUpdate] = [:]
+        var removed = Set<String>()
+        var seen = Set<String>()
+        var pages = 0
+        while true {
+            pages += 1
+            guard pages <= options.maximumPagesPerRound else {
+                throw CalendarSyncError.malformedResponse("Microsoft Graph sent more than \(options.maximumPagesPerRound) pages for \(mailbox.name)")
+            }
+            let response = try await client.get(url, mailbox: mailbox.remoteID, headers: [preferHeader])
+            guard response.isSuccess else {
+                let error = GraphError(response)
+                if error.requiresResync { throw ResyncRequired(reason: error.description) }
+                if response.status == 404 {
+                    throw CalendarSyncError.badSource("Microsoft Graph has no calendar for \(mailbox.name) (\(error))")
+                }
+                throw CalendarSyncError.badSource("GET \(url.path) for \(mailbox.name) failed: \(error)")
+            }
+            let page: GraphPage
+            do {
+                page = try GraphPageReader.page(response.body)
+            } catch {
+                throw CalendarSyncError.malformedResponse("GET \(url.path): not a Graph collection page (\(error))")
+            }
+            for event in page.value {
+                if event.removed != nil {
+                    pending[event.id] = nil
+                    seen.remove(event.id)
+                    removed.insert(event.id)
+                    continue
+                }
+                // calendarView lists occurrences, never masters; skip one should it appear.
+                if event.type == "seriesMaster" { continue }
+                do {
+                    let occurrence = try event.mirrored()
+                    pending[event.id] = ResourceUpdate(resource: event.id, etag: event.changeKey, occurrences: [occurrence])
+                    removed.remove(event.id)
+                    seen.insert(event.id)
+                } catch {
+                    outcome.warnings.append(error.description)
+                }
+            }
+            if pending.count >= options.resourcesPerChangeSet {
+                outcome.changes.add(try await context.mirror.apply(
+                    CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: sorted(pending))))
+                pending.removeAll(keepingCapacity: true)
+            }
+            if let next = page.nextLink {
+                guard let nextURL = URL(string: next) else { throw CalendarSyncError.malformedResponse("unreadable @odata.nextLink \(next)") }
+                url = nextURL
+                continue
+            }
+            guard let deltaLink = page.deltaLink else {
+                throw CalendarSyncError.malformedResponse("GET \(url.path): a page with neither @odata.nextLink nor @odata.deltaLink")
+            }
+            if full {
+                let mirrored = try await context.mirror.resourceTags(calendarRemoteID: mailbox.remoteID)
+                removed.formUnion(mirrored.keys.filter { !seen.contains($0) })
+            }
+            var state = window
+            state.deltaLink = deltaLink
+            outcome.changes.add(try await context.mirror.apply(
+                CalendarChangeSet(
+                    calendar: descriptor, scope: .incremental, updatedResources: sorted(pending), removedResources: removed.sorted(),
+                    syncState: CalDAVStateCoding.encode(state))))
+            return outcome
+        }
+    }
+
+    private func sorted(_ pending: [String: ResourceUpdate]) -> [ResourceUpdate] {
+        pending.keys.sorted().compactMap { pending[$0] }
+    }
+}
+
+/// A mailbox whose default calendar an account mirrors.
+struct GraphMailbox: Sendable, Hashable {
+    /// The Graph path: `me`, or `users/{id|userPrincipalName}`.
+    var path: String
+    /// The calendar's remote id in the mirror (the path).
+    var remoteID: String { path }
+    /// A name for tables.
+    var name: String
+
+    static func signedInUser(name: String) -> GraphMailbox { GraphMailbox(path: "me", name: name) }
+
+    /// Another user's mailbox (application permissions); `reference` is an id or UPN (a `/`
+    /// in it would name another path, so it is dropped).
+    static func user(_ reference: String) -> GraphMailbox {
+        GraphMailbox(path: "users/" + reference.replacingOccurrences(of: "/", with: ""), name: reference)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import StenoAPI
+import StenoCore
+import StenoTesting
+import Testing
+
+/// A Microsoft 365 calendar end to end: signed in from the CLI through the Graph double's
+/// device flow, synced by a real stenod, a dropped recording linked with its attendees, and
+/// an event deleted and created again with the same iCalUId relinked by revalidation.
+@Suite("Microsoft Graph end to end", .serialized)
+struct GraphEndToEndTests {
+    static let config = IngestionEndToEndTests.config
+
+    /// Links of all recordings, as the CLI reports them.
+    func links(_ daemon: TestDaemon) throws -> [LinkSummary] {
+        let result = try steno(daemon, ["links", "--json", "--all"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return (try? JSONValueDecoder().decode([LinkSummary].self, from: try JSONValue.parse(result.stdout))) ?? []
+    }
+
+    /// Waits (bounded) until the links satisfy `done`.
+    func waitForLinks(_ daemon: TestDaemon, timeout: TimeInterval = 60, _ done: ([LinkSummary]) -> Bool) throws -> [LinkSummary] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last: [LinkSummary] = []
+        while Date() < deadline {
+            last = try links(daemon)
+            if done(last) { return last }
+            usleep(250_000)
+        }
+        return last
+    }
+
+    @Test func signInSyncLinkAndRelinkAfterTheEventIsRecreated() throws {
+        let double = try GraphDouble()
+        defer { double.shutdown() }
+        double.scriptDeviceFlow(.init(pendingPolls: 2, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        let start = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 - 2 * 86_400) / 3600).rounded(.down) * 3600)
+        let review = GraphDouble.Event(
+            id: "review-1", iCalUId: "ical-review@contoso.com", uid: "ical-review@contoso.com", subject: "Design review", start: start,
+            end: start.addingTimeInterval(3600), organizer: .init(email: "alice@contoso.com", name: "Alice"),
+            attendees: [
+                .init("alice@contoso.com", name: "Alice", response: "organizer"), .init("bob@contoso.com", name: "Bob", response: "accepted"),
+                .init("carol@contoso.com", name: "Carol", type: "optional", response: "tentativelyAccepted"),
+            ])
+        double.put(review)
+        double.addSeries(id: "standup", subject: "Standup", firstStart: start.addingTimeInterval(-7 * 86_400), duration: 900, count: 3, intervalDays: 1)
+
+        let daemon = try TestDaemon(config: Self.config)
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
+
+        // Sign in from the CLI; the double approves after two pending polls.
+        let signIn = try steno(daemon, [
+            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", double.baseURL.absoluteString,
+            "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
+        ])
+        #expect(signIn.status == 0, "\(signIn.stdout)\n\(signIn.stderr)")
+        #expect(signIn.stdout.contains("/devicelogin") && signIn.stdout.contains("enter the code"))
+        #expect(signIn.stdout.contains("alice@contoso.com") && signIn.stdout.contains(" ok "), "\(signIn.stdout)")
+        #expect(double.requests.contains { $0.body.contains("grant-type%3Adevice_code") })
+        let calendars = try steno(daemon, ["calendars"])
+        #expect(calendars.status == 0 && calendars.stdout.contains("4"), "\(calendars.stdout)")
+
+        // A recording made 10 minutes into the review, dropped into Alice's inbox.
+        let inbox = daemon.inboxDirectory + "/alice"
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let recordedAt = ISO8601DateFormatter().string(from: start.addingTimeInterval(600))
+        try Data("{\"recordedAt\": \"\(recordedAt)\", \"title\": \"review notes\"}".utf8)
+            .write(to: URL(fileURLWithPath: inbox + "/review.json"))
+        try IngestionEndToEndTests.wav(seed: 7).write(to: URL(fileURLWithPath: inbox + "/review.wav"))
+        let linked = try waitForLinks(daemon) { $0.contains { $0.state == .linked } }
+        let link = try #require(linked.first { $0.state == .linked }, "\(linked)")
+        #expect(link.meetingTitle == "Design review")
+        let meeting = try #require(link.meeting)
+        let attendees = try steno(daemon, ["attendees", String(meeting)])
+        #expect(attendees.status == 0 && attendees.stdout.contains("bob@contoso.com") && attendees.stdout.contains("carol@contoso.com"),
+                "\(attendees.stdout)")
+
+        // Deleted and created again under a new id with the same iCalUId: relinked.
+        double.remove("review-1")
+        var again = review
+        again.id = "review-2"
+        again.subject = "Design review (again)"
+        double.put(again)
+        let sync = try steno(daemon, ["sync", "--wait"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let revalidate = try steno(daemon, ["revalidate", "--wait", "--timeout", "120"])
+        #expect(revalidate.status == 0, "\(revalidate.stdout)\n\(revalidate.stderr)")
+        let relinked = try waitForLinks(daemon) { $0.contains { $0.state == .linked && $0.meetingTitle == "Design review (again)" } }
+        #expect(relinked.contains { $0.recording == link.recording && $0.state == .linked && $0.meeting == meeting }, "\(relinked)")
+        #expect(double.graphRequestsMade > 2)
+
+        // The sign-in revoked (a password reset): the account needs sign-in, and says how.
+        double.revokeRefreshTokens()
+        double.expireAccessTokens()
+        _ = try steno(daemon, ["sync", "--wait"])
+        let refused = try steno(daemon, ["accounts"])
+        #expect(refused.stdout.contains("needs-credentials") && refused.stdout.contains("steno accounts signin 1"), "\(refused.stdout)")
+        let again2 = try steno(daemon, ["accounts", "signin", "1", "--wait"])
+        #expect(again2.status == 0 && again2.stdout.contains("enter the code"), "\(again2.stdout)\n\(again2.stderr)")
+        let healthy = try steno(daemon, ["accounts", "--json"])
+        let accounts = try JSONValueDecoder().decode([AccountSummary].self, from: try JSONValue.parse(healthy.stdout))
+        #expect(accounts.count == 1 && accounts.first?.health == .ok && accounts.first?.events == 4, "\(healthy.stdout)")
+    }
+}
+
+extension GraphEndToEndTests {
+    @Test func anOrganisationAccountReadsTheNamedUsersWithClientCredentials() throws {
+        let double = try GraphDouble(confidentialClients: ["org-app": "s3cret"])
+        defer { double.shutdown() }
+        let start = Date().addingTimeInterval(86_400)
+        for (index, user) in ["bob@contoso.com", "carol@contoso.com", "dave@contoso.com"].enumerated() {
+            double.put(
+                GraphDouble.Event(id: "org-\(index)", subject: "1:1 \(user)", start: start, end: start.addingTimeInterval(1800)), mailbox: user)
+        }
+        let daemon = try TestDaemon(config: Self.config)
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
+        let secret = daemon.root + "/org.secret"
+        try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: secret))
+        let endpoints = ["--authority", double.baseURL.absoluteString, "--graph-url", double.graphURL.absoluteString]
+
+        let commonTenant = try steno(daemon, ["accounts", "add", "graph", "--client-id", "org-app", "--client-secret-file", secret, "--owner", "alice"] + endpoints)
+        #expect(commonTenant.status != 0 && commonTenant.stderr.contains("tenant"), "\(commonTenant.stderr)")
+
+        let added = try steno(daemon, [
+            "accounts", "add", "graph", "--tenant", "contoso.com", "--client-id", "org-app", "--client-secret-file", secret,
+            "--users", "bob@contoso.com,carol@contoso.com", "--owner", "alice", "--wait",
+        ] + endpoints)
+        #expect(added.status == 0, "\(added.stdout)\n\(added.stderr)")
+        let listed = try JSONValueDecoder().decode([AccountSummary].self, from: try JSONValue.parse(try steno(daemon, ["accounts", "--json"]).stdout))
+        let account = try #require(listed.first)
+        #expect(account.health == .ok && account.calendars == 2 && account.events == 2, "\(listed)")
+        #expect(double.requests.contains { $0.uri.hasPrefix("/v1.0/users/carol@contoso.com/calendarView/delta") })
+        #expect(!double.requests.contains { $0.uri.contains("dave") })
+    }
+}
+
+extension GraphDouble {
+    /// Graph requests (not sign-in) so far.
+    var graphRequestsMade: Int { requests.filter { $0.uri.hasPrefix("/v1.0/") }.count }
+}
