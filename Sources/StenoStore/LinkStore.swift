@@ -9,6 +9,9 @@ public protocol LinkStore: Sendable {
     /// Live events the owner may link to, overlapping `window`: events of the owner's own
     /// calendars and events the owner organises or is invited to (by email). One per meeting.
     func linkCandidates(ownerID: Int64?, window: DateInterval) async throws -> [LinkCandidate]
+    /// The times of the events `linkCandidates` would return for the window, unread otherwise
+    /// (an event the owner relates to in several ways may appear more than once).
+    func linkCandidateSpans(ownerID: Int64?, window: DateInterval) async throws -> [EventSpan]
     /// Live events named by a sidecar's hints: iCalUID, meeting identity, series UID, or event id.
     func identityCandidates(iCalUID: String?, eventID: String?, ownerID: Int64?) async throws -> [LinkCandidate]
     /// The live events of a meeting other than `exceptEventID`.

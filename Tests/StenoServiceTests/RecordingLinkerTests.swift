@@ -114,4 +114,64 @@ struct RecordingLinkerTests {
         #expect(try await link(nothing)?.isManual == true)
         try await transport.shutdown()
     }
+
+    /// Bulk linking (event times scanned, nearby events read in full) decides exactly as
+    /// linking one recording at a time (every candidate read in full).
+    @Test func bulkLinkingDecidesLikeSingleLinking() async throws {
+        let (catalog, _, _, transport, _, alice) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let linker = RecordingLinker(store: catalog)
+        let starts = ["2026-11-20T09:31:00Z", "2026-11-18T14:02:00Z", "2026-11-26T09:00:00Z", "2026-11-21T20:00:00Z", "2026-11-20T08:30:00Z"]
+        var ids: [Int64] = []
+        for (number, start) in starts.enumerated() {
+            ids.append(try await record(catalog, "r\(number).wav", at: utc(start), minutes: 20, owner: alice.id))
+        }
+        var single: [Int64: LinkDecision] = [:]
+        for id in ids { single[id] = try await linker.explain(recordingID: id) }
+        let counts = try await linker.link(recordingIDs: ids)
+        #expect(counts.values.reduce(0, +) == ids.count)
+        for id in ids {
+            let stored = try #require(try await Self.link(id, in: catalog))
+            #expect(stored.state == single[id]?.state)
+            #expect(stored.meeting == single[id]?.chosen?.candidate.meetingID)
+        }
+        try await transport.shutdown()
+    }
+
+    /// Several updates of one recording in one batch apply in order; an orphan keeps the
+    /// cached copy of the event it lost; a batch naming a missing event writes nothing.
+    @Test func batchedLinkWritesApplyInOrder() async throws {
+        let (catalog, _, _, transport, _, alice) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let id = try await record(catalog, "batch.wav", at: utc("2026-11-18T14:02:00Z"), minutes: 55, owner: alice.id)
+        let events = try await catalog.linkCandidates(ownerID: alice.id, window: DateInterval(start: utc("2026-11-18T00:00:00Z"), duration: 86_400 * 3))
+        let first = try #require(events.first)
+        let second = try #require(events.last)
+        try #require(first.eventID != second.eventID)
+        try await catalog.saveLinks([
+            LinkUpdate(recordingID: id, state: .linked, method: .overlap, eventID: first.eventID, actor: "test", action: "linked", reason: "1"),
+            LinkUpdate(recordingID: id, state: .orphaned, method: .overlap, eventID: nil, keepsCache: true, actor: "test", action: "orphaned", reason: "2"),
+        ])
+        let orphan = try #require(try await Self.link(id, in: catalog))
+        #expect(orphan.state == .orphaned && orphan.meetingTitle == first.title && orphan.meeting == first.meetingID)
+        let cachedAttendees = try await catalog.linkAttendees(recordingID: id)
+        #expect(!cachedAttendees.isEmpty)
+        try await catalog.saveLinks([
+            LinkUpdate(recordingID: id, state: .linked, method: .manual, isManual: true, eventID: second.eventID, actor: "test", action: "relinked", reason: "3"),
+            LinkUpdate(recordingID: id, state: .unlinked, method: nil, eventID: nil, actor: "test", action: "unlinked", reason: "4"),
+            LinkUpdate(recordingID: id, state: .linked, method: .manual, isManual: true, eventID: second.eventID, actor: "test", action: "relinked", reason: "5"),
+        ])
+        let relinked = try #require(try await Self.link(id, in: catalog))
+        #expect(relinked.state == .linked && relinked.meetingTitle == second.title && relinked.isManual)
+        #expect(try await catalog.linkHistory(recordingID: id).map(\.reason) == ["1", "2", "3", "4", "5"])
+        await #expect(throws: StoreError.self) {
+            try await catalog.saveLinks([
+                LinkUpdate(recordingID: id, state: .unlinked, method: nil, eventID: nil, actor: "test", action: "unlinked", reason: "6"),
+                LinkUpdate(recordingID: id, state: .linked, method: .manual, eventID: 987_654, actor: "test", action: "linked", reason: "7"),
+            ])
+        }
+        #expect(try await catalog.linkHistory(recordingID: id).count == 5)
+        #expect(try await Self.link(id, in: catalog)?.state == .linked)
+        try await transport.shutdown()
+    }
 }

@@ -53,6 +53,30 @@ public struct LinkCandidate: Sendable, Hashable {
     }
 }
 
+extension LinkCandidate {
+    /// One candidate per meeting: the event through which the owner relates most closely.
+    public static func onePerMeeting(_ candidates: [LinkCandidate]) -> [LinkCandidate] {
+        func rank(_ relation: LinkCandidate.OwnerRelation) -> Int {
+            switch relation {
+            case .organizer: return 0
+            case .attendee: return 1
+            case .ownCalendar: return 2
+            case .unrelated: return 3
+            }
+        }
+        var best: [Int64: LinkCandidate] = [:]
+        for candidate in candidates {
+            if let current = best[candidate.meetingID],
+                (rank(current.ownerRelation), current.eventID) <= (rank(candidate.ownerRelation), candidate.eventID)
+            {
+                continue
+            }
+            best[candidate.meetingID] = candidate
+        }
+        return best.values.sorted { ($0.start, $0.eventID) < ($1.start, $1.eventID) }
+    }
+}
+
 /// What the linker knows about a recording.
 public struct RecordingLinkFacts: Sendable, Hashable {
     public var recordingID: Int64

@@ -3,41 +3,103 @@ import StenoCore
 import StenoStore
 
 extension RecordingLinker {
-    /// Recordings per write transaction and per read of facts.
+    /// Recordings per read of facts and per write transaction.
     static let batchSize = 2000
-    /// Owners' recordings are linked in time slices of at most this length, so the candidate
-    /// events held in memory stay bounded however long the catalog's history.
+    /// Owners' recordings are linked in time slices of at most this length, so the events
+    /// held in memory stay bounded however long the catalog's history.
     static let sliceLength: TimeInterval = 92 * 86_400
 
-    /// Links many recordings: the candidates of each owner are read once per time slice and
-    /// matched in memory; the links are written in large transactions. Recordings whose link
-    /// a person decided are left alone. Returns how many links changed, by new state.
-    ///
-    /// The facts of all recordings are read first (small rows), so that an owner's candidates
-    /// are read once for the whole run rather than once per batch of recordings.
+    /// A recording to decide, with its owner.
+    typealias Work = (facts: RecordingLinkFacts, ownerID: Int64?)
+
+    /// Links many recordings: each owner's events are scanned once per time slice (times
+    /// only), the few near a recording read in full and matched in memory, and the links
+    /// written in large transactions while the next owner is being decided. Recordings
+    /// whose link a person decided are left alone. Returns how many links changed, by new state.
     public func link(recordingIDs: [Int64], actor: String = "linker") async throws -> [LinkState: Int] {
         var changed: [LinkState: Int] = [:]
         let (facts, existing) = try await factsAndLinks(recordingIDs)
         let work = facts.filter { existing[$0.facts.recordingID]?.isManual != true }
-        for (_, items) in Dictionary(grouping: work, by: { $0.ownerID ?? -1 }) {
+        try await pipelined(Self.byOwner(work)) { items in
             var updates: [LinkUpdate] = []
-            for (facts, decision) in try await decide(items) {
+            for (facts, decision) in try await decide(items).decisions {
                 let before = existing[facts.recordingID]
                 let eventID = decision.chosen?.candidate.eventID
                 if let before, before.state == decision.state, before.eventID == eventID, before.method == decision.method { continue }
                 updates.append(update(for: decision, recordingID: facts.recordingID, before: before, actor: actor))
                 changed[decision.state, default: 0] += 1
             }
-            try await save(updates)
+            return updates
         }
         return changed
     }
 
+    /// Revalidates many links (SPEC §7) with batched reads and writes; returns the counts by action.
+    public func revalidate(recordingIDs: [Int64]) async throws -> [RevalidationAction: Int] {
+        var counts: [RevalidationAction: Int] = [:]
+        let (facts, links) = try await factsAndLinks(recordingIDs)
+        try await pipelined(Self.byOwner(facts.filter { links[$0.facts.recordingID] != nil })) { items in
+            let ownerID = items.first?.ownerID
+            let (decisions, events) = try await decide(items)
+            let fresh = Dictionary(decisions.map { ($0.0.recordingID, $0.1) }) { first, _ in first }
+            let ownLinks = items.compactMap { links[$0.facts.recordingID] }
+            // Most linked events were read while deciding; fetch only the others.
+            var current = events
+            for batch in Self.batches(ownLinks.compactMap(\.eventID).filter { events[$0] == nil }) {
+                current.merge(try await store.liveEvents(ids: batch, ownerID: ownerID)) { _, new in new }
+            }
+            // Other events of the meeting matter only when the linked event is gone.
+            let gone = ownLinks.filter { link in link.eventID.map { current[$0] == nil } ?? true }
+            var meetings: [Int64: [LinkCandidate]] = [:]
+            for batch in Self.batches(Array(Set(gone.compactMap(\.meetingID)))) {
+                meetings.merge(try await store.meetingEvents(meetingIDs: batch, ownerID: ownerID)) { _, new in new }
+            }
+            var updates: [LinkUpdate] = []
+            for item in items {
+                guard let link = links[item.facts.recordingID], let freshDecision = fresh[item.facts.recordingID] else { continue }
+                let event = link.eventID.flatMap { current[$0] }
+                let sameMeeting = event != nil ? [] : (link.meetingID.flatMap { meetings[$0] } ?? []).filter { $0.eventID != link.eventID }
+                var sameTitle: [LinkCandidate] = []
+                if event == nil, let start = link.cachedStart, sameMeeting.isEmpty {
+                    let window = DateInterval(
+                        start: start.addingTimeInterval(-policy.titleMatchWindow), end: start.addingTimeInterval(policy.titleMatchWindow + 1))
+                    sameTitle = try await store.linkCandidates(ownerID: ownerID, window: window).filter { $0.title == link.cachedTitle }
+                }
+                let decision = Revalidator.decide(
+                    link, recording: item.facts, current: event, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle,
+                    fresh: freshDecision, policy: policy)
+                counts[decision.action, default: 0] += 1
+                if let update = update(for: decision, link: link, fresh: freshDecision) { updates.append(update) }
+            }
+            return updates
+        }
+        return counts
+    }
+
+    /// Runs `decide` for each group and writes what it returns, the writes of one group
+    /// overlapping the reads of the next (the store writes on its own connection).
+    func pipelined(_ groups: [[Work]], _ decide: ([Work]) async throws -> [LinkUpdate]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { writes in
+            var writing = false
+            for items in groups {
+                try Task.checkCancellation()
+                let updates = try await decide(items)
+                if writing { try await writes.next() }
+                writes.addTask { try await save(updates) }
+                writing = true
+            }
+            try await writes.waitForAll()
+        }
+    }
+
+    /// Work grouped by owner (recordings without an owner form one group).
+    static func byOwner(_ work: [Work]) -> [[Work]] {
+        Array(Dictionary(grouping: work, by: { $0.ownerID ?? -1 }).values)
+    }
+
     /// The link facts and the existing links of many recordings, read in batches.
-    func factsAndLinks(_ recordingIDs: [Int64]) async throws
-        -> (facts: [(facts: RecordingLinkFacts, ownerID: Int64?)], links: [Int64: ExistingLink])
-    {
-        var facts: [(facts: RecordingLinkFacts, ownerID: Int64?)] = []
+    func factsAndLinks(_ recordingIDs: [Int64]) async throws -> (facts: [Work], links: [Int64: ExistingLink]) {
+        var facts: [Work] = []
         var links: [Int64: ExistingLink] = [:]
         for batch in Self.batches(recordingIDs) {
             try Task.checkCancellation()
@@ -58,38 +120,43 @@ extension RecordingLinker {
         stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
     }
 
-    /// Decisions for many recordings, reading each owner's candidates once per time slice.
-    func decide(_ work: [(facts: RecordingLinkFacts, ownerID: Int64?)]) async throws -> [(RecordingLinkFacts, LinkDecision)] {
+    /// Decisions for one owner's recordings, scanning the owner's events once per time slice.
+    /// Also returns the events read in full, by id.
+    func decide(_ items: [Work]) async throws -> (decisions: [(RecordingLinkFacts, LinkDecision)], events: [Int64: LinkCandidate]) {
         var result: [(RecordingLinkFacts, LinkDecision)] = []
-        let byOwner = Dictionary(grouping: work, by: { $0.ownerID ?? -1 })
-        for (owner, items) in byOwner {
-            let sorted = items.sorted { $0.facts.recordedAt < $1.facts.recordedAt }
-            var index = 0
-            while index < sorted.count {
-                // One slice: recordings starting within sliceLength of the first one.
-                let sliceStart = sorted[index].facts.recordedAt
-                var end = index
-                var windowEnd = sorted[index].facts.searchWindow(policy).end
-                while end < sorted.count, sorted[end].facts.recordedAt.timeIntervalSince(sliceStart) < Self.sliceLength {
-                    windowEnd = max(windowEnd, sorted[end].facts.searchWindow(policy).end)
-                    end += 1
-                }
-                let window = DateInterval(start: sorted[index].facts.searchWindow(policy).start, end: windowEnd)
-                let candidates = try await store.linkCandidates(ownerID: owner < 0 ? nil : owner, window: window)
-                let slice = CandidateIndex(candidates)
-                for item in sorted[index..<end] {
-                    let around = slice.overlapping(item.facts.searchWindow(policy))
-                    var identity: [LinkCandidate] = []
-                    if item.facts.hasIdentityHint {
-                        identity = try await store.identityCandidates(
-                            iCalUID: item.facts.iCalUIDHint, eventID: item.facts.eventIDHint, ownerID: item.ownerID)
-                    }
-                    result.append((item.facts, Linker.decide(item.facts, identityMatches: identity, timeCandidates: around, policy: policy)))
-                }
-                index = end
+        var events: [Int64: LinkCandidate] = [:]
+        let ownerID = items.first?.ownerID
+        let sorted = items.sorted { $0.facts.recordedAt < $1.facts.recordedAt }
+        var index = 0
+        while index < sorted.count {
+            // One slice: recordings starting within sliceLength of the first one.
+            let sliceStart = sorted[index].facts.recordedAt
+            var end = index
+            var windowEnd = sorted[index].facts.searchWindow(policy).end
+            while end < sorted.count, sorted[end].facts.recordedAt.timeIntervalSince(sliceStart) < Self.sliceLength {
+                windowEnd = max(windowEnd, sorted[end].facts.searchWindow(policy).end)
+                end += 1
             }
+            let window = DateInterval(start: sorted[index].facts.searchWindow(policy).start, end: windowEnd)
+            // Scan only the times of the owner's events, then read in full just those near a
+            // recording: most of a busy calendar is never a candidate.
+            let spans = EventSpanIndex(try await store.linkCandidateSpans(ownerID: ownerID, window: window))
+            let nearby = sorted[index..<end].map { spans.overlapping($0.facts.searchWindow(policy)) }
+            for batch in Self.batches(Array(Set(nearby.joined()).subtracting(events.keys))) {
+                events.merge(try await store.liveEvents(ids: batch, ownerID: ownerID)) { _, new in new }
+            }
+            for (item, ids) in zip(sorted[index..<end], nearby) {
+                let around = LinkCandidate.onePerMeeting(ids.compactMap { events[$0] })
+                var identity: [LinkCandidate] = []
+                if item.facts.hasIdentityHint {
+                    identity = try await store.identityCandidates(
+                        iCalUID: item.facts.iCalUIDHint, eventID: item.facts.eventIDHint, ownerID: item.ownerID)
+                }
+                result.append((item.facts, Linker.decide(item.facts, identityMatches: identity, timeCandidates: around, policy: policy)))
+            }
+            index = end
         }
-        return result
+        return (result, events)
     }
 
     /// The link write for a decision.
@@ -107,45 +174,6 @@ extension RecordingLinker {
             reason: decision.reason)
     }
 
-    /// Revalidates many links (SPEC §7) with batched reads and writes; returns the counts by action.
-    public func revalidate(recordingIDs: [Int64]) async throws -> [RevalidationAction: Int] {
-        var counts: [RevalidationAction: Int] = [:]
-        let (facts, links) = try await factsAndLinks(recordingIDs)
-        for (owner, items) in Dictionary(grouping: facts.filter { links[$0.facts.recordingID] != nil }, by: { $0.ownerID ?? -1 }) {
-            try Task.checkCancellation()
-            let ownerID = owner < 0 ? nil : owner
-            let fresh = Dictionary(uniqueKeysWithValues: try await decide(items).map { ($0.0.recordingID, $0.1) })
-            let ownLinks = items.compactMap { links[$0.facts.recordingID] }
-            var current: [Int64: LinkCandidate] = [:]
-            var meetings: [Int64: [LinkCandidate]] = [:]
-            for batch in Self.batches(ownLinks.compactMap(\.eventID)) {
-                current.merge(try await store.liveEvents(ids: batch, ownerID: ownerID)) { _, new in new }
-            }
-            for batch in Self.batches(Array(Set(ownLinks.compactMap(\.meetingID)))) {
-                meetings.merge(try await store.meetingEvents(meetingIDs: batch, ownerID: ownerID)) { _, new in new }
-            }
-            var updates: [LinkUpdate] = []
-            for item in items {
-                guard let link = links[item.facts.recordingID], let freshDecision = fresh[item.facts.recordingID] else { continue }
-                let event = link.eventID.flatMap { current[$0] }
-                let sameMeeting = (link.meetingID.flatMap { meetings[$0] } ?? []).filter { $0.eventID != link.eventID }
-                var sameTitle: [LinkCandidate] = []
-                if event == nil, let start = link.cachedStart, sameMeeting.isEmpty {
-                    let window = DateInterval(
-                        start: start.addingTimeInterval(-policy.titleMatchWindow), end: start.addingTimeInterval(policy.titleMatchWindow + 1))
-                    sameTitle = try await store.linkCandidates(ownerID: ownerID, window: window).filter { $0.title == link.cachedTitle }
-                }
-                let decision = Revalidator.decide(
-                    link, recording: item.facts, current: event, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle,
-                    fresh: freshDecision, policy: policy)
-                counts[decision.action, default: 0] += 1
-                if let update = update(for: decision, link: link, fresh: freshDecision) { updates.append(update) }
-            }
-            try await save(updates)
-        }
-        return counts
-    }
-
     /// The write for a revalidation decision; nil when nothing changes.
     func update(for decision: RevalidationDecision, link: ExistingLink, fresh: LinkDecision) -> LinkUpdate? {
         switch decision.action {
@@ -158,34 +186,5 @@ extension RecordingLinker {
                 candidatesJSON: decision.state == .ambiguous ? Self.contendersJSON(fresh, policy: policy) : nil,
                 actor: "revalidation", action: decision.action.rawValue, reason: decision.reason)
         }
-    }
-}
-
-/// Candidates sorted by start, for finding those overlapping a window without a query.
-struct CandidateIndex {
-    let sorted: [LinkCandidate]
-    /// The longest event, so a search can start early enough.
-    let longest: TimeInterval
-
-    init(_ candidates: [LinkCandidate]) {
-        sorted = candidates.sorted { ($0.start, $0.eventID) < ($1.start, $1.eventID) }
-        longest = candidates.map { $0.end.timeIntervalSince($0.start) }.max() ?? 0
-    }
-
-    /// Candidates with start < window.end and end > window.start.
-    func overlapping(_ window: DateInterval) -> [LinkCandidate] {
-        let earliest = window.start.addingTimeInterval(-longest)
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle].start < earliest { low = middle + 1 } else { high = middle }
-        }
-        var result: [LinkCandidate] = []
-        var index = low
-        while index < sorted.count, sorted[index].start < window.end {
-            if sorted[index].end > window.start { result.append(sorted[index]) }
-            index += 1
-        }
-        return result
     }
 }

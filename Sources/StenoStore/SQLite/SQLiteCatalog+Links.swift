@@ -23,45 +23,32 @@ extension SQLiteCatalog {
                     WHERE ea.event_id = e.id AND ue.user_id = ?1))
         """
 
+    /// The candidate of a row of ``candidateSelect``. Columns are read by position: bulk
+    /// linking decodes millions of rows, and a lookup by name costs more than the query.
     static func candidate(_ row: Row) -> LinkCandidate {
         let relation: LinkCandidate.OwnerRelation
-        if (row["organizes"] as Bool?) == true {
+        if (row[13] as Bool?) == true {
             relation = .organizer
-        } else if let response = (row["response"] as String?).flatMap(AttendeeResponse.init(rawValue:)) {
+        } else if let response = (row[14] as String?).flatMap(AttendeeResponse.init(rawValue:)) {
             relation = .attendee(response)
-        } else if (row["own"] as Bool?) == true {
+        } else if (row[12] as Bool?) == true {
             relation = .ownCalendar
         } else {
             relation = .unrelated
         }
         return LinkCandidate(
-            meetingID: row["meeting_id"], eventID: row["id"], eventRemoteID: row["remote_id"], iCalUID: row["ical_uid"],
-            seriesUID: row["series_uid"], meetingIdentity: row["identity"], title: row["title"],
-            start: date(milliseconds: row["starts_at"]), end: date(milliseconds: row["ends_at"]), isAllDay: row["is_all_day"],
-            status: EventStatus(rawValue: row["status"]) ?? .confirmed, onlineMeetingURL: row["online_meeting_url"],
+            meetingID: row[1], eventID: row[0], eventRemoteID: row[2], iCalUID: row[3], seriesUID: row[4], meetingIdentity: row[5],
+            title: row[6], start: date(milliseconds: row[7]), end: date(milliseconds: row[8]), isAllDay: row[9],
+            status: (row[10] as String?).flatMap(EventStatus.init(rawValue:)) ?? .confirmed, onlineMeetingURL: row[11],
             ownerRelation: relation)
     }
 
-    /// One candidate per meeting: the event through which the owner relates most closely.
-    static func onePerMeeting(_ candidates: [LinkCandidate]) -> [LinkCandidate] {
-        func rank(_ relation: LinkCandidate.OwnerRelation) -> Int {
-            switch relation {
-            case .organizer: return 0
-            case .attendee: return 1
-            case .ownCalendar: return 2
-            case .unrelated: return 3
-            }
-        }
-        var best: [Int64: LinkCandidate] = [:]
-        for candidate in candidates {
-            if let current = best[candidate.meetingID],
-                (rank(current.ownerRelation), current.eventID) <= (rank(candidate.ownerRelation), candidate.eventID)
-            {
-                continue
-            }
-            best[candidate.meetingID] = candidate
-        }
-        return best.values.sorted { ($0.start, $0.eventID) < ($1.start, $1.eventID) }
+    /// The candidates of a statement selecting ``candidateSelect``, read through a cursor.
+    static func candidates(_ statement: Statement, _ arguments: StatementArguments) throws -> [LinkCandidate] {
+        var result: [LinkCandidate] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() { result.append(candidate(row)) }
+        return result
     }
 
     public func linkFacts(recordingID: Int64) async throws -> (facts: RecordingLinkFacts, ownerID: Int64?)? {
@@ -92,8 +79,7 @@ extension SQLiteCatalog {
     /// lower bound on starts_at keeps the time ranges short (longer events are all-day blocks,
     /// linked only by identity).
     static func linkCandidates(_ db: Database, ownerID: Int64?, window: DateInterval) throws -> [LinkCandidate] {
-        let rows = try Row.fetchAll(
-            db,
+        let statement = try db.cachedStatement(
             sql: """
                 WITH owner_emails AS (SELECT email FROM user_emails WHERE user_id = ?1),
                 visible AS (
@@ -108,11 +94,42 @@ extension SQLiteCatalog {
                 \(candidateSelect)
                 WHERE e.id IN (SELECT id FROM visible)
                   AND e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
-                """,
-            arguments: [
-                ownerID ?? -1, milliseconds(window.end), milliseconds(window.start), milliseconds(window.start) - 7 * 86_400_000,
-            ])
-        return onePerMeeting(rows.map(candidate))
+                """)
+        return LinkCandidate.onePerMeeting(
+            try candidates(
+                statement,
+                [ownerID ?? -1, milliseconds(window.end), milliseconds(window.start), milliseconds(window.start) - 7 * 86_400_000]))
+    }
+
+    public func linkCandidateSpans(ownerID: Int64?, window: DateInterval) async throws -> [EventSpan] {
+        try await writer.read { db in
+            // The three ways of ``linkCandidates``, each reading only the event's times.
+            let statement = try db.cachedStatement(
+                sql: """
+                    WITH owner_emails AS (SELECT email FROM user_emails WHERE user_id = ?1)
+                    SELECT e.id, e.starts_at, e.ends_at
+                    FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
+                    WHERE a.owner_id = ?1 AND e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
+                    UNION ALL
+                    SELECT e.id, e.starts_at, e.ends_at FROM events e
+                    WHERE e.deleted_at IS NULL AND e.organizer_email IN (SELECT email FROM owner_emails)
+                      AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
+                    UNION ALL
+                    SELECT e.id, e.starts_at, e.ends_at FROM event_attendees ea JOIN events e ON e.id = ea.event_id
+                    WHERE ea.email IN (SELECT email FROM owner_emails)
+                      AND e.deleted_at IS NULL AND e.starts_at < ?2 AND e.starts_at >= ?4 AND e.ends_at > ?3
+                    """)
+            let arguments: StatementArguments = [
+                ownerID ?? -1, Self.milliseconds(window.end), Self.milliseconds(window.start),
+                Self.milliseconds(window.start) - 7 * 86_400_000,
+            ]
+            var spans: [EventSpan] = []
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() {
+                spans.append(EventSpan(eventID: row[0], start: Self.date(milliseconds: row[1]), end: Self.date(milliseconds: row[2])))
+            }
+            return spans
+        }
     }
 
     public func identityCandidates(iCalUID: String?, eventID: String?, ownerID: Int64?) async throws -> [LinkCandidate] {
@@ -126,7 +143,7 @@ extension SQLiteCatalog {
                       AND (e.ical_uid = ?2 OR e.series_uid = ?2 OR m.identity = ?2 OR e.remote_id = ?3)
                     """,
                 arguments: [ownerID ?? -1, iCalUID, eventID])
-            return Self.onePerMeeting(rows.map(Self.candidate))
+            return LinkCandidate.onePerMeeting(rows.map(Self.candidate))
         }
     }
 
@@ -153,116 +170,20 @@ extension SQLiteCatalog {
     }
 
     static func fetchLink(_ db: Database, recordingID: Int64) throws -> ExistingLink? {
-        try Row.fetchOne(db, sql: "SELECT * FROM links WHERE recording_id = ?", arguments: [recordingID]).map(existingLink)
+        try Row.fetchOne(db.cachedStatement(sql: "\(linkColumns) WHERE recording_id = ?"), arguments: [recordingID]).map(existingLink)
     }
+
+    /// The columns ``existingLink(_:)`` reads, by position.
+    static let linkColumns = """
+        SELECT recording_id, state, method, is_manual, meeting_id, event_id, cached_title, cached_starts_at, cached_ends_at FROM links
+        """
 
     static func existingLink(_ row: Row) -> ExistingLink {
         ExistingLink(
-            recordingID: row["recording_id"], state: LinkState(rawValue: row["state"]) ?? .unlinked,
-            method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row["is_manual"],
-            meetingID: row["meeting_id"], eventID: row["event_id"], cachedTitle: row["cached_title"],
-            cachedStart: (row["cached_starts_at"] as Int64?).map(date(milliseconds:)),
-            cachedEnd: (row["cached_ends_at"] as Int64?).map(date(milliseconds:)))
-    }
-
-    public func saveLink(_ update: LinkUpdate) async throws {
-        try await saveLinks([update])
-    }
-
-    public func saveLinks(_ updates: [LinkUpdate]) async throws {
-        guard !updates.isEmpty else { return }
-        try await writer.write { db in
-            for update in updates { try Self.writeLink(db, update) }
-        }
-    }
-
-    /// Writes one link with its attendee cache and history entry (inside the caller's transaction).
-    static func writeLink(_ db: Database, _ update: LinkUpdate) throws {
-        let before = try Self.fetchLink(db, recordingID: update.recordingID)
-        let now = Self.milliseconds(update.at)
-        var meetingID = update.keepsCache ? before?.meetingID : nil
-        if let eventID = update.eventID {
-            guard let event = try Row.fetchOne(
-                db, sql: "SELECT meeting_id, title, starts_at, ends_at, ical_uid, remote_id FROM events WHERE id = ?",
-                arguments: [eventID])
-            else { throw StoreError.notFound(entity: "event", reference: String(eventID)) }
-            meetingID = event["meeting_id"]
-            let cachedTitle: String? = event["title"], cachedStart: Int64? = event["starts_at"], cachedEnd: Int64? = event["ends_at"]
-            let cachedUID: String? = event["ical_uid"], cachedRemoteID: String? = event["remote_id"]
-            let linkArguments: StatementArguments = [
-                update.recordingID, meetingID, eventID, update.method?.rawValue, update.score, update.state.rawValue,
-                update.isManual, update.candidatesJSON, cachedTitle, cachedStart, cachedEnd, cachedUID, cachedRemoteID, now, now,
-            ]
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates,
-                        cached_title, cached_starts_at, cached_ends_at, cached_ical_uid, cached_event_remote_id, validated_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = excluded.event_id,
-                        method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
-                        candidates = excluded.candidates, cached_title = excluded.cached_title,
-                        cached_starts_at = excluded.cached_starts_at, cached_ends_at = excluded.cached_ends_at,
-                        cached_ical_uid = excluded.cached_ical_uid, cached_event_remote_id = excluded.cached_event_remote_id,
-                        validated_at = excluded.validated_at, updated_at = excluded.updated_at
-                    """
-            ).execute(
-                arguments: linkArguments)
-            // The attendee cache follows the event; the organizer is one of them.
-            try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO link_attendees (recording_id, email, name, role, response)
-                    SELECT ?, email, name, role, response FROM event_attendees WHERE event_id = ?
-                    ON CONFLICT DO NOTHING
-                    """
-            ).execute(
-                arguments: [update.recordingID, eventID])
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO link_attendees (recording_id, email, name, role, response)
-                    SELECT ?, organizer_email, organizer_name, 'organizer', 'accepted' FROM events
-                    WHERE id = ? AND organizer_email IS NOT NULL
-                    ON CONFLICT DO NOTHING
-                    """
-            ).execute(
-                arguments: [update.recordingID, eventID])
-        } else {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates, validated_at, updated_at)
-                    VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(recording_id) DO UPDATE SET meeting_id = excluded.meeting_id, event_id = NULL,
-                        method = excluded.method, score = excluded.score, state = excluded.state, is_manual = excluded.is_manual,
-                        candidates = excluded.candidates, validated_at = excluded.validated_at, updated_at = excluded.updated_at
-                    """
-            ).execute(
-                arguments: [
-                    update.recordingID, meetingID, update.method?.rawValue, update.score, update.state.rawValue, update.isManual,
-                    update.candidatesJSON, now, now,
-                ])
-            if !update.keepsCache {
-                // Unlinked: nothing to cache. (An orphan keeps its title and attendees.)
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE links SET cached_title = NULL, cached_starts_at = NULL, cached_ends_at = NULL, cached_ical_uid = NULL,
-                            cached_event_remote_id = NULL WHERE recording_id = ?
-                        """
-                ).execute(
-                    arguments: [update.recordingID])
-                try db.cachedStatement(sql: "DELETE FROM link_attendees WHERE recording_id = ?").execute(arguments: [update.recordingID])
-            }
-        }
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO link_history (recording_id, at, actor, action, from_state, to_state, from_meeting_id, to_meeting_id,
-                    method, score, reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                update.recordingID, now, update.actor, update.action, before?.state.rawValue, update.state.rawValue,
-                before?.meetingID, meetingID, update.method?.rawValue, update.score, update.reason,
-            ])
+            recordingID: row[0], state: (row[1] as String?).flatMap(LinkState.init(rawValue:)) ?? .unlinked,
+            method: (row[2] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row[3], meetingID: row[4], eventID: row[5],
+            cachedTitle: row[6], cachedStart: (row[7] as Int64?).map(date(milliseconds:)),
+            cachedEnd: (row[8] as Int64?).map(date(milliseconds:)))
     }
 
     public func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64] {
@@ -388,7 +309,7 @@ extension SQLiteCatalog {
             var result: [Int64: ExistingLink] = [:]
             for chunk in Self.chunks(recordingIDs) {
                 for row in try Row.fetchAll(
-                    db, sql: "SELECT * FROM links WHERE recording_id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                    db, sql: "\(Self.linkColumns) WHERE recording_id IN (\(databaseQuestionMarks(count: chunk.count)))",
                     arguments: StatementArguments(chunk))
                 {
                     let link = Self.existingLink(row)
