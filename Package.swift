@@ -82,8 +82,8 @@ let package = Package(
         ),
 
         // MARK: Build tooling: embeds Schema/ (migrations, openrpc.json) into the binaries.
-        .executableTarget(name: "steno-embed-schema", path: "Plugins/EmbedSchemaTool"),
-        .plugin(name: "EmbedSchemaPlugin", capability: .buildTool(), dependencies: ["steno-embed-schema"]),
+        .executableTarget(name: "steno-embed-schema"),
+        .plugin(name: "EmbedSchemaPlugin", capability: .buildTool(), dependencies: ["steno-embed-schema"], path: "Sources/EmbedSchemaPlugin"),
 
         // MARK: Test support: starts a real stenod on a temporary socket.
         // The Microsoft Graph double is a real HTTP server on 127.0.0.1 (NIO).
@@ -107,7 +107,10 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "StenoServiceTests",
-            dependencies: ["StenoService", "StenoAPI", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "StenoService", "StenoAPI", "StenoTesting", .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno"]),
     ],

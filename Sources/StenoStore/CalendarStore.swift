@@ -19,6 +19,8 @@ public protocol CalendarStore: Sendable {
     func sealedSecret(accountID: Int64) async throws -> Data?
     /// Replaces the sealed credentials (a refreshed token, a new password).
     func replaceSecret(accountID: Int64, sealed: Data?) async throws
+    /// Replaces the account's settings (no secrets: they are sealed apart).
+    func updateSettings(accountID: Int64, settings: [String: String]) async throws
     /// Saves provider-wide state and probed capabilities; nil keeps the stored value.
     func saveAccountState(accountID: Int64, syncState: String?, capabilities: String?) async throws
     /// Records how a sync went: health, last success / error, next sync.
@@ -32,12 +34,20 @@ public protocol CalendarStore: Sendable {
     /// The resources mirrored for one calendar with their ETags: every resource a change set
     /// reported, whether or not it has occurrences in the mirrored window.
     func resourceTags(accountID: Int64, calendarRemoteID: String) async throws -> [String: String?]
+    /// The resources of one calendar with a live event overlapping `window`.
+    func resources(accountID: Int64, calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String>
     /// Applies a provider's change set and its sync state in one transaction.
     func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary
     /// Removes an account's calendars not named in `remoteIDs`.
     func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws
     /// Mirrored events of an account, ordered by start; tombstones only when asked.
     func mirroredEvents(accountID: Int64, includeDeleted: Bool) async throws -> [MirroredEvent]
+    /// Where the given events live at their sources, tombstones included (unknown ids are left out).
+    func eventSources(eventIDs: [Int64]) async throws -> [Int64: EventSource]
+    /// Where a meeting's live events live at their sources, by event id.
+    func eventSources(meetingID: Int64) async throws -> [EventSource]
+    /// The event row mirroring `remoteID` of an account's calendar, tombstone or not.
+    func eventSource(accountID: Int64, calendarRemoteID: String, remoteID: String) async throws -> EventSource?
 }
 
 /// How one sync of an account ended.

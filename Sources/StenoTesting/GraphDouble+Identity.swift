@@ -62,10 +62,11 @@ extension GraphDoubleService {
             guard state.publicClients.contains(clientID) else {
                 return .oauthError(400, "unauthorized_client", "AADSTS700016: Application with identifier '\(clientID)' was not found in the directory.")
             }
-            guard let token = form["refresh_token"], let user = state.refreshTokens[token] else {
+            guard let token = form["refresh_token"], let grant = state.refreshTokens[token] else {
                 return .oauthError(400, "invalid_grant", "AADSTS70000: The provided grant is invalid or malformed (the refresh token was revoked).")
             }
-            return issue(principal: "user:\(user)", scope: "offline_access Calendars.Read", refresh: true, state: &state)
+            // A refreshed token carries the scopes consented at sign-in.
+            return issue(principal: grant.principal, scope: grant.scope, refresh: true, state: &state)
         case "client_credentials":
             guard let secret = state.confidentialClients[clientID], secret == form["client_secret"] else {
                 return .oauthError(401, "invalid_client", "AADSTS7000215: Invalid client secret provided.")
@@ -82,14 +83,14 @@ extension GraphDoubleService {
     private static func issue(principal: String, scope: String, refresh: Bool, state: inout State) -> GraphDoubleResponse {
         state.tokenCounter += 1
         let access = "at-\(state.tokenCounter)-\(UUID().uuidString.prefix(8))"
-        state.accessTokens[access] = principal
+        state.accessTokens[access] = Grant(principal: principal, scope: scope)
         var body: [String: Any] = [
             "token_type": "Bearer", "scope": scope, "expires_in": state.accessTokenLifetime, "ext_expires_in": state.accessTokenLifetime,
             "access_token": access,
         ]
         if refresh, principal.hasPrefix("user:") {
             let token = "rt-\(state.tokenCounter)-\(UUID().uuidString.prefix(8))"
-            state.refreshTokens[token] = String(principal.dropFirst(5))
+            state.refreshTokens[token] = Grant(principal: principal, scope: scope)
             body["refresh_token"] = token
         }
         return .json(200, body)

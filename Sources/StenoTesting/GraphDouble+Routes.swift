@@ -25,14 +25,15 @@ extension GraphDoubleService {
 
     private func graph(_ request: GraphDouble.Request, segments: [String], query: [String: String], base: String) -> GraphDoubleResponse {
         let token = request.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let principal: String? = state.withLock { state in token.flatMap { state.accessTokens[$0] } }
-        guard let principal else {
+        let grant = state.withLock { state in token.flatMap { state.accessTokens[$0] } }
+        guard let grant else {
             return .graphError(401, "InvalidAuthenticationToken", "Access token has expired or is not yet valid.",
                                headers: [("WWW-Authenticate", "Bearer realm=\"\", error=\"invalid_token\"")])
         }
         if let fault = state.withLock({ $0.faults.isEmpty ? nil : $0.faults.removeFirst() }) {
             return .graphError(fault.status, fault.code, "injected fault", headers: fault.retryAfter.map { [("Retry-After", $0)] } ?? [])
         }
+        let principal = grant.principal
         // The mailbox: `me` (delegated) or `users/{upn}` (the user themself, or an application).
         let mailbox: String
         let rest: [String]
@@ -62,20 +63,26 @@ extension GraphDoubleService {
         case ("GET", 2) where rest == ["calendarView", "delta"]:
             return delta(request, mailbox: mailbox, mailboxPath: mailboxPath, query: query, base: base, utc: utc)
         case ("GET", 2) where rest[0] == "events":
-            guard let event = state.withLock({ $0.mailboxes[mailbox]?[rest[1]] }) else {
+            guard let event = state.withLock({ $0.mailboxes[mailbox]?[rest[1]] }) ?? master(rest[1], mailbox: mailbox) else {
                 return .graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.")
             }
             return GraphDoubleResponse(status: 200, body: render(event, utc: utc))
-        case ("PATCH", 2) where rest[0] == "events":
-            return write(request, mailbox: mailbox, id: rest[1], utc: utc)
-        case ("POST", 1) where rest[0] == "events", ("POST", 2) where rest == ["calendar", "events"]:
-            return write(request, mailbox: mailbox, id: nil, utc: utc)
+        case ("PATCH", 2) where rest[0] == "events", ("POST", 1) where rest[0] == "events",
+            ("POST", 2) where rest == ["calendar", "events"]:
+            guard grant.canWrite else {
+                return .graphError(403, "ErrorAccessDenied", "Access is denied. Check credentials and try again.")
+            }
+            return write(request, mailbox: mailbox, id: request.method == "PATCH" ? rest[1] : nil, utc: utc)
         default:
             return .graphError(400, "BadRequest", "unsupported request \(request.method) \(rest.joined(separator: "/"))")
         }
     }
 
     /// PATCH (id given) or POST (a new event): recorded, then applied to the store.
+    ///
+    /// A PATCH with `If-Match` other than the event's `@odata.etag` is refused with 412, as
+    /// Exchange does; a PATCH of a series master changes its occurrences (not its exceptions);
+    /// a POST with a `transactionId` seen before returns the event that first created.
     private func write(_ request: GraphDouble.Request, mailbox: String, id: String?, utc: Bool) -> GraphDoubleResponse {
         state.withLock { $0.writes.append(request) }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(request.body.utf8))) as? [String: Any] else {
@@ -86,11 +93,33 @@ extension GraphDoubleService {
         }
         var event: GraphDouble.Event
         if let id {
-            guard let existing = state.withLock({ $0.mailboxes[mailbox]?[id] }) else {
+            if state.withLock({ $0.changesBeforeWrite[id].map { $0 > 0 } ?? false }) {
+                state.withLock { $0.changesBeforeWrite[id, default: 0] -= 1 }
+                if let changed = state.withLock({ $0.mailboxes[mailbox]?[id] }) {
+                    putEvent(changed, mailbox: mailbox)
+                } else {
+                    state.withLock { $0.masterGenerations[id, default: 0] += 1 }
+                }
+            }
+            guard let existing = state.withLock({ $0.mailboxes[mailbox]?[id] }) ?? master(id, mailbox: mailbox) else {
                 return .graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.")
+            }
+            if let condition = request.header("if-match"), condition != "*", condition != "W/\"\(existing.changeKey)\"" {
+                return .graphError(
+                    412, "ErrorIrresolvableConflict",
+                    "The send or update operation could not be performed because the change key passed in the request does not match the current change key for the item.")
+            }
+            if existing.type == "seriesMaster" {
+                return patchMaster(existing, object: object, mailbox: mailbox, utc: utc)
             }
             event = existing
         } else {
+            let transaction = object["transactionId"] as? String
+            if let transaction, let earlier = state.withLock({ $0.transactions[transaction] }),
+                let created = state.withLock({ $0.mailboxes[earlier.mailbox]?[earlier.id] })
+            {
+                return GraphDoubleResponse(status: 201, body: render(created, utc: utc))
+            }
             guard let start = date("start"), let end = date("end") else {
                 return .graphError(400, "ErrorInvalidRequest", "an event needs start and end")
             }
@@ -99,22 +128,61 @@ extension GraphDoubleService {
                 return state.tokenCounter
             }
             event = GraphDouble.Event(id: "created-\(number)", subject: "", start: start, end: end, organizer: GraphDouble.Person(email: mailbox))
+            if let transaction { state.withLock { $0.transactions[transaction] = (mailbox, event.id) } }
         }
         if let subject = object["subject"] as? String { event.subject = subject }
         if let start = date("start") { event.start = start }
         if let end = date("end") { event.end = end }
+        if let location = (object["location"] as? [String: Any])?["displayName"] as? String { event.location = location }
+        if id != nil, event.type == "occurrence" { event.type = "exception" }
         putEvent(event, mailbox: mailbox)
         let stored = state.withLock { $0.mailboxes[mailbox]?[event.id] } ?? event
         return GraphDoubleResponse(status: id == nil ? 201 : 200, body: render(stored, utc: utc))
     }
 
+    /// A series master as Graph shows it: made from its first occurrence (the double stores
+    /// occurrences only); nil when no event names `id` as its master.
+    func master(_ id: String, mailbox: String) -> GraphDouble.Event? {
+        state.withLock { state -> GraphDouble.Event? in
+            guard let first = state.mailboxes[mailbox]?.values.filter({ $0.seriesMasterId == id })
+                .min(by: { ($0.originalStart ?? $0.start) < ($1.originalStart ?? $1.start) })
+            else { return nil }
+            var master = first
+            master.id = id
+            master.type = "seriesMaster"
+            master.seriesMasterId = nil
+            master.iCalUId = first.uid
+            master.originalStart = nil
+            master.changeKey = "ck-m\(state.masterGenerations[id] ?? 0)"
+            return master
+        }
+    }
+
+    /// A PATCH of a series master: the subject goes to every occurrence that is not an exception.
+    private func patchMaster(_ master: GraphDouble.Event, object: [String: Any], mailbox: String, utc: Bool) -> GraphDoubleResponse {
+        let subject = object["subject"] as? String
+        let occurrences = state.withLock { state in
+            state.masterGenerations[master.id, default: 0] += 1
+            return state.mailboxes[mailbox]?.values.filter { $0.seriesMasterId == master.id && $0.type == "occurrence" } ?? []
+        }
+        for var occurrence in occurrences {
+            if let subject { occurrence.subject = subject }
+            putEvent(occurrence, mailbox: mailbox)
+        }
+        guard let renamed = self.master(master.id, mailbox: mailbox) else {
+            return .graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.")
+        }
+        return GraphDoubleResponse(status: 200, body: render(renamed, utc: utc))
+    }
+
     /// The JSON of an event (UTC renders are cached until the event changes).
     func render(_ event: GraphDouble.Event, utc: Bool) -> Data {
-        if utc, let cached = state.withLock({ $0.renderCache[event.id] }) { return cached }
+        let cacheable = utc && event.type != "seriesMaster"
+        if cacheable, let cached = state.withLock({ $0.renderCache[event.id] }) { return cached }
         var object = event.json(utc: utc)
         object["@odata.type"] = "#microsoft.graph.event"
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        if utc { state.withLock { $0.renderCache[event.id] = data } }
+        if cacheable { state.withLock { $0.renderCache[event.id] = data } }
         return data
     }
 

@@ -16,8 +16,11 @@ import Synchronization
 /// - Graph (`/v1.0`): `me` and `users/{upn}` `calendarView/delta` with `Prefer:
 ///   odata.maxpagesize` paging by `$skiptoken`, a `@odata.deltaLink` with `$deltatoken`,
 ///   `@removed` for deleted events and events moved out of the view, 410 `syncStateNotFound`
-///   for expired state, `GET /me`, `GET …/events/{id}`, and `PATCH`/`POST` on events
-///   (recorded and applied, for write-back).
+///   for expired state, `GET /me`, `GET …/events/{id}` (series masters too), and
+///   `PATCH`/`POST` on events for write-back: recorded and applied, refused with 403
+///   `ErrorAccessDenied` to a delegated token without `Calendars.ReadWrite`, with 412
+///   `ErrorIrresolvableConflict` to an `If-Match` that is not the current change key; a
+///   master's PATCH reaches its occurrences; a repeated `transactionId` creates nothing new.
 /// - Faults on demand: 429 with `Retry-After`, 503, access tokens expired, refresh tokens revoked.
 ///
 /// Every request is recorded with its headers; requests and bytes sent are counted.
@@ -209,14 +212,21 @@ public final class GraphDouble: Sendable {
         service.state.withLock { $0.refreshTokens.removeAll() }
     }
 
-    /// Issues a refresh token for `user` directly (tests that skip the device flow).
-    public func issueRefreshToken(for user: String) -> String {
+    /// Issues a refresh token for `user` directly (tests that skip the device flow), for the
+    /// delegated `scope` (write-back needs `Calendars.ReadWrite`).
+    public func issueRefreshToken(for user: String, scope: String = "offline_access Calendars.Read") -> String {
         service.state.withLock { state in
             state.tokenCounter += 1
             let token = "rt-\(state.tokenCounter)-\(UUID().uuidString.prefix(8))"
-            state.refreshTokens[token] = user
+            state.refreshTokens[token] = GraphDoubleService.Grant(principal: "user:\(user)", scope: scope)
             return token
         }
+    }
+
+    /// The next PATCH of event `id` finds it changed by someone else first (its change key
+    /// bumped), as when a person edits the event between Steno's read and its write.
+    public func changeBeforeNextWrite(_ id: String, times: Int = 1) {
+        service.state.withLock { $0.changesBeforeWrite[id, default: 0] += times }
     }
 
     // MARK: Observation
@@ -274,14 +284,29 @@ final class GraphDoubleService: Sendable {
         var deviceCodes: [String: DeviceCode] = [:]
         var deviceInterval = 1
         var deviceLifetime = 900
-        var accessTokens: [String: String] = [:]
-        var refreshTokens: [String: String] = [:]
+        var accessTokens: [String: Grant] = [:]
+        var refreshTokens: [String: Grant] = [:]
+        /// POSTed events by `transactionId` (mailbox, id): a retried create returns the first.
+        var transactions: [String: (mailbox: String, id: String)] = [:]
+        /// Series masters' change generations (their occurrences are the stored events).
+        var masterGenerations: [String: Int] = [:]
+        var changesBeforeWrite: [String: Int] = [:]
         var accessTokenLifetime = 3600
         var tokenCounter = 0
         var recordBodies = true
         var renderCache: [String: Data] = [:]
         /// Each round's listing, computed on its first page (cleared by any change).
         var listingCache: [String: [DeltaEntry]] = [:]
+    }
+
+    /// Who a token speaks for (`user:UPN` or `app:CLIENT`) and the scopes it carries.
+    struct Grant {
+        var principal: String
+        var scope: String
+
+        /// Whether the token may write events: application tokens (their permission is the
+        /// tenant's grant), delegated ones only with `Calendars.ReadWrite`.
+        var canWrite: Bool { principal.hasPrefix("app:") || scope.split(separator: " ").contains("Calendars.ReadWrite") }
     }
 
     struct DeviceCode {

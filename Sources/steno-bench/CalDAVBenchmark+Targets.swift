@@ -105,6 +105,9 @@ final class TimedMirror: CalendarMirror, @unchecked Sendable {
 
     func calendars() async throws -> [CalendarInfo] { try await inner.calendars() }
     func resourceTags(calendarRemoteID: String) async throws -> [String: String?] { try await inner.resourceTags(calendarRemoteID: calendarRemoteID) }
+    func resources(calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> {
+        try await inner.resources(calendarRemoteID: calendarRemoteID, overlapping: window)
+    }
     func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
         let start = ContinuousClock.now
         let cpuStart = GraphBenchmarkRun.processCPU()

@@ -140,3 +140,76 @@ extension GraphDouble {
     /// Graph requests (not sign-in) so far.
     var graphRequestsMade: Int { requests.filter { $0.uri.hasPrefix("/v1.0/") }.count }
 }
+
+extension GraphEndToEndTests {
+    /// Meetings as the CLI lists them.
+    func meetings(_ daemon: TestDaemon) throws -> [MeetingSummary] {
+        let result = try steno(daemon, ["meetings", "--json", "--all"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return (try? JSONValueDecoder().decode([MeetingSummary].self, from: try JSONValue.parse(result.stdout))) ?? []
+    }
+
+    @Test func meetingsAreRenamedAndCreatedFromTheCLI() throws {
+        let double = try GraphDouble()
+        defer { double.shutdown() }
+        double.scriptDeviceFlow(.init(pendingPolls: 1, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        let start = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 - 2 * 86_400) / 3600).rounded(.down) * 3600)
+        double.put(
+            GraphDouble.Event(
+                id: "review-1", subject: "Design review", start: start, end: start.addingTimeInterval(3600),
+                organizer: .init(email: "alice@contoso.com", name: "Alice"), attendees: [.init("bob@contoso.com", name: "Bob", response: "accepted")]))
+        double.addSeries(id: "standup", subject: "Standup", firstStart: start.addingTimeInterval(86_400), duration: 900, count: 3, intervalDays: 7)
+        let daemon = try TestDaemon(config: Self.config)
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
+        let endpoints = ["--authority", double.baseURL.absoluteString, "--graph-url", double.graphURL.absoluteString]
+        let added = try steno(daemon, ["accounts", "add", "graph", "--client-id", "steno-test-client", "--owner", "alice", "--wait"] + endpoints)
+        #expect(added.status == 0, "\(added.stdout)\n\(added.stderr)")
+        let review = try #require(try meetings(daemon).first { $0.title == "Design review" })
+
+        // Signed in to read only: the rename is refused with the command that grants write access.
+        let refused = try steno(daemon, ["meetings", "rename", String(review.id), "Design review (final)"])
+        #expect(refused.status == 1 && refused.stderr.contains("steno accounts signin 1 --write"), "\(refused.stderr)")
+        #expect(double.events().first { $0.id == "review-1" }?.subject == "Design review")
+
+        let again = try steno(daemon, ["accounts", "signin", "1", "--write", "--wait"])
+        #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
+        #expect(double.requests.contains { $0.body.contains("Calendars.ReadWrite") })
+
+        // Renamed: Graph sees a PATCH guarded by the change key, and the catalog shows the new title at once.
+        let renamed = try steno(daemon, ["meetings", "rename", String(review.id), "Design review (final)"])
+        #expect(renamed.status == 0 && renamed.stdout.contains("renamed meeting \(review.id) \"Design review (final)\""), "\(renamed.stdout)\n\(renamed.stderr)")
+        let patch = try #require(double.writes.first { $0.method == "PATCH" })
+        #expect(patch.uri == "/v1.0/me/events/review-1" && patch.header("if-match")?.hasPrefix("W/\"ck-") == true && patch.body.contains("Design review (final)"))
+        #expect(double.events().first { $0.id == "review-1" }?.subject == "Design review (final)")
+        let shown = try steno(daemon, ["meetings", "show", String(review.id)])
+        #expect(shown.stdout.contains("Design review (final)"), "\(shown.stdout)")
+
+        // A standup occurrence: the series is renamed, the other occurrences arrive with the sync.
+        let standup = try #require(try meetings(daemon).first { $0.title == "Standup" })
+        let series = try steno(daemon, ["meetings", "rename", String(standup.id), "Daily sync"])
+        #expect(series.status == 0 && series.stdout.contains("syncs now"), "\(series.stdout)\n\(series.stderr)")
+        #expect(double.writes.contains { $0.method == "PATCH" && $0.uri == "/v1.0/me/events/standup" })
+        #expect(try steno(daemon, ["sync", "--wait"]).status == 0)
+        #expect(try meetings(daemon).filter { $0.title == "Daily sync" }.count == 3)
+
+        // A recording no calendar knows: a meeting is created for it and linked by hand.
+        let inbox = daemon.inboxDirectory + "/alice"
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        let recordedAt = ISO8601DateFormatter().string(from: start.addingTimeInterval(-86_400 + 7200))
+        try Data("{\"recordedAt\": \"\(recordedAt)\"}".utf8).write(to: URL(fileURLWithPath: inbox + "/customer-call.json"))
+        try IngestionEndToEndTests.wav(seed: 11).write(to: URL(fileURLWithPath: inbox + "/customer-call.wav"))
+        let unlinked = try waitForLinks(daemon) { $0.contains { $0.state == .unlinked } }
+        let recording = try #require(unlinked.first { $0.state == .unlinked }?.recording, "\(unlinked)")
+        let created = try steno(daemon, ["meetings", "create", "--for-recording", String(recording), "--title", "Customer call"])
+        #expect(created.status == 0 && created.stdout.contains("\"Customer call\"") && created.stdout.contains("is linked to it"),
+                "\(created.stdout)\n\(created.stderr)")
+        let post = try #require(double.writes.first { $0.method == "POST" })
+        #expect(post.uri == "/v1.0/me/events" && post.body.contains("Customer call") && post.body.contains("transactionId"))
+        let link = try #require(try links(daemon).first { $0.recording == recording })
+        #expect(link.state == .linked && link.method == .manual && link.meetingTitle == "Customer call", "\(link)")
+        // Asked again: the recording is linked already.
+        let twice = try steno(daemon, ["meetings", "create", "--for-recording", String(recording)])
+        #expect(twice.status == 1 && twice.stderr.contains("already linked"), "\(twice.stderr)")
+    }
+}

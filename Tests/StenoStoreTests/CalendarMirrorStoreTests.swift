@@ -105,6 +105,38 @@ struct CalendarMirrorStoreTests {
         #expect(Set(all.map(\.id)).isSuperset(of: live.map(\.id)))
     }
 
+    @Test func occurrencesOutsideTheWindowOfAChangeSetAreKept() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let series = [0.0, 24, 48].map { occurrence("weekly", at: $0, recurrence: Date(timeIntervalSince1970: 1_790_000_000 + $0 * 3600)) }
+        _ = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(calendar: calendar, scope: .complete, updatedResources: [ResourceUpdate(resource: "/cal/work/weekly.ics", occurrences: series)]),
+            accountID: account.id, now: now)
+        // The window slid past the first occurrence and the series changed: expanded again, the
+        // source lists only the later two (one of them renamed). The first is kept, not deleted.
+        var renamed = series[2]
+        renamed.title = "Planning"
+        let window = DateInterval(start: series[1].start.addingTimeInterval(-3600), duration: 30 * 86_400)
+        let changed = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(
+                calendar: calendar, scope: .incremental,
+                updatedResources: [ResourceUpdate(resource: "/cal/work/weekly.ics", etag: "\"2\"", occurrences: [series[1], renamed])],
+                window: window),
+            accountID: account.id, now: now)
+        #expect(changed.deleted == 0 && changed.updated == 2)
+        #expect(try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false).map(\.occurrence.title) == ["Standup", "Standup", "Planning"])
+        // Within the window an occurrence the source stops listing is deleted as before.
+        let dropped = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(
+                calendar: calendar, scope: .incremental,
+                updatedResources: [ResourceUpdate(resource: "/cal/work/weekly.ics", etag: "\"3\"", occurrences: [renamed])], window: window),
+            accountID: account.id, now: now)
+        #expect(dropped.deleted == 1)
+        #expect(try await catalog.resources(accountID: account.id, calendarRemoteID: calendar.remoteID, overlapping: window) == ["/cal/work/weekly.ics"])
+        let before = DateInterval(start: series[0].start.addingTimeInterval(-86_400), duration: 3600)
+        #expect(try await catalog.resources(accountID: account.id, calendarRemoteID: calendar.remoteID, overlapping: before).isEmpty)
+    }
+
     @Test func theSameOccurrenceInTwoAccountsIsOneMeeting() async throws {
         let (catalog, account, temporary) = try await setUp()
         _ = temporary

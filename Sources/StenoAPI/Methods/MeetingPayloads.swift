@@ -13,6 +13,68 @@ extension StenoMethods {
     public static let attendeesList = RPCMethodDescriptor<AttendeeListParams, Page<Attendee>>("attendees.list")
     /// Full-text search over meeting titles, attendee names and emails, recording titles and transcripts.
     public static let searchQuery = RPCMethodDescriptor<SearchParams, Page<SearchHit>>("search.query")
+    /// Creates an event covering a recording in its owner's Microsoft 365 or CalDAV calendar
+    /// and links the recording to it (the recording's owner, or an admin).
+    public static let meetingsCreate = RPCMethodDescriptor<MeetingCreateParams, MeetingWriteResult>("meetings.create")
+    /// Renames a meeting at its calendar's provider; for an occurrence of a recurring series,
+    /// the series (the owner of a calendar holding it, or an admin).
+    public static let meetingsRename = RPCMethodDescriptor<MeetingRenameParams, MeetingWriteResult>("meetings.rename")
+}
+
+/// Params of `meetings.create`.
+public struct MeetingCreateParams: Codable, Sendable, Hashable {
+    /// The recording the meeting is for; it must be ready and not linked.
+    public var recording: Int64
+    /// The meeting's title; default: the recording's title, else its file name.
+    public var title: String?
+    /// The calendar to create it in (an id from `calendars.list`); needed when the owner has
+    /// more than one calendar Steno can write to.
+    public var calendar: Int64?
+
+    public init(recording: Int64, title: String? = nil, calendar: Int64? = nil) {
+        self.recording = recording
+        self.title = title
+        self.calendar = calendar
+    }
+}
+
+/// Params of `meetings.rename`.
+public struct MeetingRenameParams: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var id: Int64
+    /// Its new title.
+    public var title: String
+
+    public init(id: Int64, title: String) {
+        self.id = id
+        self.title = title
+    }
+}
+
+/// What a write to a calendar did.
+public struct MeetingWriteResult: Codable, Sendable, Hashable {
+    /// The meeting as the catalog holds it after the write (nil until a sync mirrors it).
+    public var meeting: MeetingSummary?
+    /// The account and calendar written to.
+    public var account: Int64
+    public var calendar: String
+    public var provider: CalendarProviderKind
+    /// The recording linked to the created meeting.
+    public var recording: Int64?
+    /// A sync queued to mirror the rest of the change (a series' other occurrences).
+    public var syncJob: Int64?
+
+    public init(
+        meeting: MeetingSummary?, account: Int64, calendar: String, provider: CalendarProviderKind, recording: Int64? = nil,
+        syncJob: Int64? = nil
+    ) {
+        self.meeting = meeting
+        self.account = account
+        self.calendar = calendar
+        self.provider = provider
+        self.recording = recording
+        self.syncJob = syncJob
+    }
 }
 
 /// Params of `meetings.list`.

@@ -136,7 +136,8 @@ struct CalDAVCalendarSync {
                     pending += fetched.updates
                     if pending.count >= options.resourcesPerChangeSet {
                         if let previous = writing { summary.add(try await previous.value) }
-                        let changes = CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: pending)
+                        let changes = CalendarChangeSet(
+                            calendar: descriptor, scope: .incremental, updatedResources: pending, window: context.window)
                         writing = Task { try await mirror.apply(changes) }
                         pending.removeAll(keepingCapacity: true)
                     }
@@ -155,7 +156,7 @@ struct CalDAVCalendarSync {
         summary.add(try await context.mirror.apply(
             CalendarChangeSet(
                 calendar: descriptor, scope: .incremental, updatedResources: pending, removedResources: gone,
-                syncState: CalDAVStateCoding.encode(state))))
+                syncState: CalDAVStateCoding.encode(state), window: context.window)))
         return (summary, warnings)
     }
 

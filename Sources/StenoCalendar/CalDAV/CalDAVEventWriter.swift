@@ -18,7 +18,7 @@ public struct CalDAVEventWriter: CalendarEventWriter {
         self.now = now
     }
 
-    public func create(_ event: NewCalendarEvent, calendarRemoteID: String, context: CalendarWriteContext) async throws
+    public func create(_ event: NewCalendarEvent, calendarRemoteID: String, context: CalendarAccountContext) async throws
         -> CalendarEventRef
     {
         let client = try makeClient(context)
@@ -30,8 +30,10 @@ public struct CalDAVEventWriter: CalendarEventWriter {
             "PUT", object, body: Data(body.utf8), contentType: "text/calendar; charset=utf-8", extraHeaders: [("If-None-Match", "*")])
         switch response.status {
         case 200..<300:
+            let resource = DAVHref(object.absoluteString, relativeTo: object)?.path ?? object.path
             return CalendarEventRef(
-                calendarRemoteID: calendarRemoteID, resource: DAVHref(object.absoluteString, relativeTo: object)?.path ?? object.path, uid: uid, etag: response.header("ETag"))
+                calendarRemoteID: calendarRemoteID, resource: resource, uid: uid, etag: response.header("ETag"),
+                occurrence: Self.occurrence(of: body, resource: resource, around: event))
         case 412:
             throw CalendarWriteError.conflict(
                 "an event already exists at \(object.absoluteString) (HTTP 412 to PUT with If-None-Match: *); nothing was overwritten")
@@ -40,10 +42,11 @@ public struct CalDAVEventWriter: CalendarEventWriter {
         }
     }
 
-    public func rename(_ event: CalendarEventRef, title: String, context: CalendarWriteContext) async throws -> CalendarEventRef {
+    public func rename(_ event: CalendarEventRef, title: String, context: CalendarAccountContext) async throws -> CalendarEventRef {
         let client = try makeClient(context)
         let object = try url(of: event.resource, context: context)
-        for attempt in 1...2 {
+        return try await ConditionalWrite.retryingOnce(target: object.absoluteString, request: "PUT with If-Match", logger: context.logger) {
+            _ in
             let current = try await client.send("GET", object)
             switch current.status {
             case 200: break
@@ -63,27 +66,29 @@ public struct CalDAVEventWriter: CalendarEventWriter {
             case 200..<300:
                 var renamed = event
                 renamed.etag = response.header("ETag")
-                return renamed
-            case 412 where attempt == 1:
-                context.logger.info("the event changed while it was renamed; reading it again", metadata: ["href": "\(object.absoluteString)"])
-                continue
+                return .written(renamed)
             case 412:
-                throw CalendarWriteError.conflict(
-                    "\(object.absoluteString) changed again while it was renamed (HTTP 412 twice to PUT with If-Match); try later")
+                return .changedMeanwhile
             default:
                 throw HTTPStatusMeaning.error(for: response, doing: "PUT \(object.absoluteString)")
             }
         }
-        throw CalendarWriteError.conflict("\(object.absoluteString) could not be renamed")
     }
 
-    private func makeClient(_ context: CalendarWriteContext) throws -> CalDAVClient {
+    /// The occurrence a written object holds, as a sync would mirror it.
+    static func occurrence(of body: String, resource: String, around event: NewCalendarEvent) -> EventOccurrence? {
+        let window = DateInterval(start: event.start.addingTimeInterval(-86_400), end: max(event.end, event.start).addingTimeInterval(86_400))
+        let calendar = try? ICalendar.parse(body)
+        return calendar?.occurrences(in: window, defaultTimeZone: TimeZone(identifier: "UTC") ?? .current).first?.mirrored(resource: resource)
+    }
+
+    private func makeClient(_ context: CalendarAccountContext) throws -> CalDAVClient {
         CalDAVClient(account: context.account, credentials: context.credentials, transport: transport, save: context.saveCredentials)
     }
 
     /// The absolute URL of a href path of the account: on the calendar home's server (iCloud
     /// serves calendars from another host than the one configured), else the account URL's.
-    private func url(of path: String, context: CalendarWriteContext) throws -> URL {
+    private func url(of path: String, context: CalendarAccountContext) throws -> URL {
         let home = CalDAVStateCoding.decode(CalDAVAccountState.self, from: context.account.syncState).flatMap { URL(string: $0.homeURL) }
         guard let base = home ?? context.account.settings["url"].flatMap(URL.init(string:)), base.host != nil,
             let href = DAVHref(path, relativeTo: base)

@@ -25,6 +25,9 @@ actor GraphAuthorizer {
     private let margin: TimeInterval
     private(set) var requests = 0
     private(set) var bytesReceived = 0
+    /// The renewal in flight: callers arriving while it runs wait for it instead of sending
+    /// their own (the actor is re-entered at every await).
+    private var renewal: Task<String, any Error>?
 
     init(
         credentials: CalendarCredentials, grant: Grant, endpoint: OAuthTokenEndpoint, fixCommand: String, margin: TimeInterval = 120,
@@ -57,6 +60,15 @@ actor GraphAuthorizer {
     }
 
     private func renew() async throws -> String {
+        if let renewal { return try await renewal.value }
+        let task = Task { try await self.requestTokens() }
+        renewal = task
+        defer { renewal = nil }
+        return try await task.value
+    }
+
+    /// One token request; the new credentials are kept and saved.
+    private func requestTokens() async throws -> String {
         var fields: [(String, String)]
         switch grant {
         case .delegated:

@@ -29,22 +29,34 @@ final class GraphClient: Sendable {
     /// GETs a Graph URL as JSON.
     ///
     /// - Returns: the response; statuses other than 401/429/503/504 are the caller's to read.
+    /// - Throws: as ``send(_:_:mailbox:body:headers:)``.
+    func get(_ url: URL, mailbox: String, headers extra: [(String, String)] = []) async throws -> HTTPResponseValue {
+        try await send("GET", url, mailbox: mailbox, headers: extra)
+    }
+
+    /// Sends one Graph request (a JSON `body` for writes).
+    ///
+    /// - Returns: the response; statuses other than 401/429/503/504 are the caller's to read.
     /// - Throws: ``CalendarSyncError/needsCredentials(_:)`` when a renewed token is refused too,
     ///   ``CalendarSyncError/retryLater(after:reason:)`` when throttling outlasts the policy,
     ///   ``CalendarSyncError/badSource(_:)`` when Graph cannot be reached.
-    func get(_ url: URL, mailbox: String, headers extra: [(String, String)] = []) async throws -> HTTPResponseValue {
+    func send(
+        _ method: String, _ url: URL, mailbox: String, body: Data? = nil, headers extra: [(String, String)] = []
+    ) async throws -> HTTPResponseValue {
         var renewed = false
         var throttled = 0
+        let content: [(String, String)] = body == nil ? [] : [("Content-Type", "application/json")]
         while true {
             let authorization = try await authorizer.header()
             let request = HTTPRequestValue(
-                method: "GET", url: url, headers: [("Accept", "application/json"), ("Authorization", authorization)] + extra)
+                method: method, url: url, headers: [("Accept", "application/json"), ("Authorization", authorization)] + content + extra,
+                body: body)
             let response: HTTPResponseValue
             do {
                 response = try await gate.run(mailbox: mailbox) { try await self.transport.send(request) }
             } catch let error as HTTPTransportError {
                 counters.withLock { $0.requests += 1 }
-                throw CalendarSyncError.badSource("GET \(url.absoluteString): \(error)")
+                throw CalendarSyncError.badSource("\(method) \(url.absoluteString): \(error)")
             }
             counters.withLock {
                 $0.requests += 1
@@ -57,13 +69,13 @@ final class GraphClient: Sendable {
                     continue
                 }
                 throw CalendarSyncError.needsCredentials(
-                    "Microsoft Graph refused the renewed access token (HTTP 401 to GET \(url.path)): \(GraphError(response).description)")
+                    "Microsoft Graph refused the renewed access token (HTTP 401 to \(method) \(url.path)): \(GraphError(response).description)")
             case 429, 503, 504:
                 let delay = response.retryAfter() ?? retry.defaultDelay(attempt: throttled)
                 throttled += 1
                 guard throttled <= retry.maximumRetries, delay <= retry.maximumDelay else {
                     throw CalendarSyncError.retryLater(
-                        after: delay, reason: "Microsoft Graph is throttling \(mailbox) (HTTP \(response.status) to GET \(url.path))")
+                        after: delay, reason: "Microsoft Graph is throttling \(mailbox) (HTTP \(response.status) to \(method) \(url.path))")
                 }
                 counters.withLock { $0.retries += 1 }
                 try await Task.sleep(for: delay)

@@ -140,8 +140,9 @@ struct GraphMailboxSync {
                 throw CalendarSyncError.malformedResponse("GET \(url.path): a page with neither @odata.nextLink nor @odata.deltaLink")
             }
             if full {
-                let mirrored = try await context.mirror.resourceTags(calendarRemoteID: mailbox.remoteID)
-                removed.formUnion(mirrored.keys.filter { !seen.contains($0) })
+                // Events mirrored only outside the round's window are not in its listing: kept.
+                let listable = try await context.mirror.resources(calendarRemoteID: mailbox.remoteID, overlapping: window.window)
+                removed.formUnion(listable.subtracting(seen))
             }
             var state = window
             state.deltaLink = deltaLink

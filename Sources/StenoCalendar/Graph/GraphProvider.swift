@@ -146,10 +146,23 @@ public struct GraphProvider: CalendarProvider {
 
     func makeClient(setup: GraphAccountSetup, context: CalendarSyncContext) -> GraphClient {
         let mirror = context.mirror
+        return makeClient(
+            setup: setup, accountID: context.account.id, credentials: context.credentials, save: { try await mirror.saveCredentials($0) })
+    }
+
+    /// A client for one request outside a sync (a write, a lookup).
+    func makeClient(setup: GraphAccountSetup, context: CalendarAccountContext) -> GraphClient {
+        makeClient(setup: setup, accountID: context.account.id, credentials: context.credentials, save: context.saveCredentials)
+    }
+
+    private func makeClient(
+        setup: GraphAccountSetup, accountID: Int64, credentials: CalendarCredentials?,
+        save: @escaping @Sendable (CalendarCredentials) async throws -> Void
+    ) -> GraphClient {
         let authorizer = GraphAuthorizer(
-            credentials: context.credentials ?? CalendarCredentials(), grant: setup.grant,
+            credentials: credentials ?? CalendarCredentials(), grant: setup.grant,
             endpoint: OAuthTokenEndpoint(tokenURL: setup.endpoints.tokenURL, clientID: setup.clientID, transport: transport),
-            fixCommand: setup.fixCommand(accountID: context.account.id), save: { try await mirror.saveCredentials($0) })
+            fixCommand: setup.fixCommand(accountID: accountID), save: save)
         return GraphClient(
             transport: transport, authorizer: authorizer, gate: GraphRequestGate(limit: options.concurrentRequestsPerMailbox),
             retry: options.retry)

@@ -19,6 +19,11 @@ public struct GraphCalendarState: Codable, Sendable, Hashable {
         self.windowEnd = window.end.timeIntervalSince1970
     }
 
+    /// The round's window.
+    public var window: DateInterval {
+        DateInterval(start: Date(timeIntervalSince1970: windowStart), end: Date(timeIntervalSince1970: max(windowStart, windowEnd)))
+    }
+
     /// Whether the round's window still holds `window`.
     public func covers(_ window: DateInterval) -> Bool {
         windowStart <= window.start.timeIntervalSince1970 && windowEnd >= window.end.timeIntervalSince1970

@@ -84,6 +84,11 @@ public struct ICSProvider: CalendarProvider {
             report.warnings += calendar.warnings.map { "\(place): \($0)" }
             calendarName = calendarName ?? calendar.name
             calendarZone = calendarZone ?? calendar.calendarTimeZoneID
+            // Every event of the file is listed, even one without occurrences in the window:
+            // the mirror keeps what it holds of it outside the window instead of deleting it.
+            for event in calendar.events where !event.uid.isEmpty && resources[document.resourcePrefix + event.uid] == nil {
+                resources[document.resourcePrefix + event.uid] = []
+            }
             for occurrence in calendar.occurrences(in: context.window, defaultTimeZone: defaultTimeZone) {
                 let key = occurrence.uid.isEmpty ? "no-uid-\(MeetingIdentity.basicUTC(occurrence.start))" : occurrence.uid
                 let resource = document.resourcePrefix + key
@@ -95,7 +100,7 @@ public struct ICSProvider: CalendarProvider {
                 remoteID: source.description, name: calendarName ?? Self.defaultName(source), timeZone: calendarZone),
             scope: .complete,
             updatedResources: resources.keys.sorted().map { ResourceUpdate(resource: $0, occurrences: resources[$0] ?? []) },
-            syncState: state.encoded)
+            syncState: state.encoded, window: context.window)
         report.fullSyncs = 1
         report.changes = try await context.mirror.apply(changes)
         try await context.mirror.removeCalendars(except: [source.description])

@@ -15,21 +15,22 @@ public protocol CalendarEventWriter: Sendable {
     ///
     /// - Throws: ``CalendarWriteError``, or ``CalendarSyncError`` for credentials, rate limits
     ///   and unreachable servers.
-    func create(_ event: NewCalendarEvent, calendarRemoteID: String, context: CalendarWriteContext) async throws -> CalendarEventRef
+    func create(_ event: NewCalendarEvent, calendarRemoteID: String, context: CalendarAccountContext) async throws -> CalendarEventRef
 
     /// Gives the event `event` (every occurrence of a series) the title `title`.
     ///
     /// - Throws: ``CalendarWriteError``, or ``CalendarSyncError`` as ``create(_:calendarRemoteID:context:)``.
-    func rename(_ event: CalendarEventRef, title: String, context: CalendarWriteContext) async throws -> CalendarEventRef
+    func rename(_ event: CalendarEventRef, title: String, context: CalendarAccountContext) async throws -> CalendarEventRef
 }
 
-/// What one write may use: the account with its opened secret.
-public struct CalendarWriteContext: Sendable {
+/// What one request on an account's behalf (a write, a lookup) may use: the account with its
+/// opened secret.
+public struct CalendarAccountContext: Sendable {
     /// The account as stored (settings, provider state).
     public var account: CalendarAccount
     /// The opened secret, when the account has one.
     public var credentials: CalendarCredentials?
-    /// Stores credentials that changed during the write (a refreshed OAuth token).
+    /// Stores credentials that changed during the request (a refreshed OAuth token).
     public var saveCredentials: @Sendable (CalendarCredentials) async throws -> Void
     public var logger: Logger
 
@@ -75,12 +76,16 @@ public struct CalendarEventRef: Sendable, Hashable {
     /// The ETag after the write, when the server sent one (weak ones are kept for comparison
     /// only, never sent as a precondition).
     public var etag: String?
+    /// The event as the source holds it after the write, when the write tells: mirrored at
+    /// once, so what the write was for (a link) does not wait for the next sync.
+    public var occurrence: EventOccurrence?
 
-    public init(calendarRemoteID: String, resource: String, uid: String? = nil, etag: String? = nil) {
+    public init(calendarRemoteID: String, resource: String, uid: String? = nil, etag: String? = nil, occurrence: EventOccurrence? = nil) {
         self.calendarRemoteID = calendarRemoteID
         self.resource = resource
         self.uid = uid
         self.etag = etag
+        self.occurrence = occurrence
     }
 }
 
@@ -92,10 +97,12 @@ public enum CalendarWriteError: Error, Sendable, Hashable, CustomStringConvertib
     case notFound(String)
     /// The source cannot guard this write against lost updates (no strong ETag).
     case unsafe(String)
+    /// The source refuses writes with these credentials (signed in to read only).
+    case notPermitted(String)
 
     public var description: String {
         switch self {
-        case .conflict(let message), .notFound(let message), .unsafe(let message): return message
+        case .conflict(let message), .notFound(let message), .unsafe(let message), .notPermitted(let message): return message
         }
     }
 }

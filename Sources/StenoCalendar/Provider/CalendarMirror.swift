@@ -11,6 +11,10 @@ public protocol CalendarMirror: Sendable {
     /// The resources mirrored for a calendar (by its remote id), with their ETags (nil when
     /// none was stored), for providers that compare ETags.
     func resourceTags(calendarRemoteID: String) async throws -> [String: String?]
+    /// The resources of a calendar with a live occurrence overlapping `window`: what a source
+    /// listing that window in full must report again, or has deleted. Resources mirrored only
+    /// outside it are not the listing's to judge.
+    func resources(calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String>
     /// Applies one change set and saves its sync state in the same transaction.
     func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary
     /// Removes calendars that no longer exist at the source (their events go with them).

@@ -118,3 +118,10 @@ public struct CalendarInfo: Sendable, Hashable, Identifiable {
         self.eventCount = eventCount
     }
 }
+
+extension CalendarInfo {
+    /// The calendar as a change set names it, so applying one keeps its name, color and zone.
+    public var descriptor: CalendarDescriptor {
+        CalendarDescriptor(remoteID: remoteID, name: name, color: color, timeZone: timeZone)
+    }
+}

@@ -17,6 +17,11 @@ public struct CalendarChangeSet: Sendable, Hashable {
     public var removedResources: [String]
     /// The calendar's sync state after these changes (JSON); nil keeps the stored one.
     public var syncState: String?
+    /// The span the provider expanded the updated resources in (its mirrored window). An
+    /// updated resource's mirrored occurrences starting outside it are kept as they are: the
+    /// provider did not look there, and a meeting recorded a year ago must not vanish because
+    /// time moved the window past it. Nil: the resources' occurrences are all listed.
+    public var window: DateInterval?
 
     /// How much of the calendar a change set covers.
     public enum Scope: Sendable, Hashable {
@@ -28,13 +33,14 @@ public struct CalendarChangeSet: Sendable, Hashable {
 
     public init(
         calendar: CalendarDescriptor, scope: Scope, updatedResources: [ResourceUpdate] = [], removedResources: [String] = [],
-        syncState: String? = nil
+        syncState: String? = nil, window: DateInterval? = nil
     ) {
         self.calendar = calendar
         self.scope = scope
         self.updatedResources = updatedResources
         self.removedResources = removedResources
         self.syncState = syncState
+        self.window = window
     }
 }
 

@@ -40,17 +40,15 @@ public struct CalendarSyncer: Sendable {
         guard let provider = providers[account.provider] else {
             throw CalendarSyncError.badSource("this stenod cannot sync \(account.provider.rawValue) accounts yet")
         }
-        var credentials: CalendarCredentials?
-        if let sealed = try await store.sealedSecret(accountID: accountID) {
-            guard let secrets else { throw CalendarSyncError.badSource("no secrets key is loaded; the account's credentials cannot be opened") }
-            do {
-                credentials = try secrets.unseal(sealed)
-            } catch {
-                try await record(accountID, .failed(at: now, message: error.description, health: .needsCredentials, nextSyncAt: nil))
-                throw CalendarSyncError.needsCredentials(error.description)
-            }
+        let access = CalendarAccountAccess(store: store, secrets: secrets)
+        let credentials: CalendarCredentials?
+        do {
+            credentials = try await access.credentials(of: accountID)
+        } catch let error as SecretBoxError {
+            try await record(accountID, .failed(at: now, message: error.description, health: .needsCredentials, nextSyncAt: nil))
+            throw CalendarSyncError.needsCredentials(error.description)
         }
-        let mirror = CatalogCalendarMirror(store: store, accountID: accountID, secrets: secrets)
+        let mirror = access.mirror(of: accountID)
         let window = ICalendar.mirroredWindow(around: now, daysBack: settings.windowPastDays, daysAhead: settings.windowFutureDays)
         var accountLogger = logger
         accountLogger[metadataKey: "account"] = .stringConvertible(accountID)

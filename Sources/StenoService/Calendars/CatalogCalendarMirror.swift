@@ -28,6 +28,10 @@ public struct CatalogCalendarMirror: CalendarMirror {
         try await store.resourceTags(accountID: accountID, calendarRemoteID: calendarRemoteID)
     }
 
+    public func resources(calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> {
+        try await store.resources(accountID: accountID, calendarRemoteID: calendarRemoteID, overlapping: window)
+    }
+
     public func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
         let summary = try await store.applyCalendarChanges(changes, accountID: accountID, now: Date())
         touched.add(summary.touchedMeetingIDs)

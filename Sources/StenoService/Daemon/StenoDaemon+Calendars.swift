@@ -6,13 +6,16 @@ import StenoStore
 
 extension StenoDaemon {
     /// What calendar mirroring needs at run time: the HTTP client, the secrets key, the
-    /// providers, and the Microsoft sign-ins in progress.
+    /// providers, the Microsoft sign-ins in progress, write-back, and the lookups revalidation
+    /// makes outside the mirrored window.
     struct CalendarRuntime: Sendable {
         let transport: HTTPTransport
         let secrets: SecretBox?
         let providers: [any CalendarProvider]
         let syncer: CalendarSyncer
         let signIns: DeviceSignInRegistry
+        let writeBack: CalendarWriteBack
+        let verifier: SourceEventVerifier
     }
 
     /// Loads the secrets key (creating it on first start) and builds the providers.
@@ -37,8 +40,12 @@ extension StenoDaemon {
         ]
         let syncer = CalendarSyncer(
             store: store, providers: providers, secrets: secrets, settings: configuration.calendars, logger: logger)
+        let writers: [CalendarProviderKind: any CalendarEventWriter] = [.graph: graph, .caldav: CalDAVEventWriter(transport: transport)]
+        let lookups: [CalendarProviderKind: any CalendarEventLookup] = [.graph: graph]
         return CalendarRuntime(
-            transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignInRegistry())
+            transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignInRegistry(),
+            writeBack: CalendarWriteBack(store: store, writers: writers, secrets: secrets, logger: logger),
+            verifier: SourceEventVerifier(store: store, lookups: lookups, secrets: secrets, settings: configuration.calendars, logger: logger))
     }
 
     /// Every Steno user's emails: the mailboxes an organisation Graph account without a user

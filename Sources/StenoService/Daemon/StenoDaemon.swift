@@ -45,7 +45,7 @@ public struct StenoDaemon: Sendable {
 
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         let calendars = makeCalendarRuntime(store: store)
-        let linker = RecordingLinker(store: store, policy: configuration.links.policy)
+        let linker = RecordingLinker(store: store, policy: configuration.links.policy, verifier: calendars.verifier)
         let handlers = jobHandlers(store: store, queue: queue)
             + [CalendarSyncJobHandler(syncer: calendars.syncer, queue: queue)] + linkJobHandlers(store: store, linker: linker)
         let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
@@ -110,7 +110,7 @@ public struct StenoDaemon: Sendable {
         ).register(in: &table)
         LinkMethods(store: store, queue: queue, linker: linker ?? RecordingLinker(store: store, policy: configuration.links.policy))
             .register(in: &table)
-        MeetingMethods(store: store).register(in: &table)
+        MeetingMethods(store: store, writeBack: calendars?.writeBack, queue: queue).register(in: &table)
         let resolver = CallerResolver(store: store, daemonUID: getuid())
         return RPCDispatcher(methods: table, resolver: resolver, logger: logger)
     }

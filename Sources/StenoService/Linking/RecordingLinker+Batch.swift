@@ -34,10 +34,21 @@ extension RecordingLinker {
         return changed
     }
 
-    /// Revalidates many links (SPEC §7) with batched reads and writes; returns the counts by action.
+    /// Revalidates many links (SPEC §7) with batched reads and writes; returns the counts by
+    /// action. Links to events outside the mirrored window are first checked at the source
+    /// (``SourceEventVerifier``); those it could not check stay as they are.
     public func revalidate(recordingIDs: [Int64]) async throws -> [RevalidationAction: Int] {
         var counts: [RevalidationAction: Int] = [:]
         let (facts, links) = try await factsAndLinks(recordingIDs)
+        var unverified: Set<Int64> = []
+        if let verifier {
+            let window = verifier.mirroredWindow()
+            let outside = links.values.compactMap { link -> Int64? in
+                guard link.state == .linked, let eventID = link.eventID, let start = link.cachedStart, !window.contains(start) else { return nil }
+                return eventID
+            }
+            if !outside.isEmpty { unverified = try await verifier.verify(eventIDs: outside) }
+        }
         try await pipelined(Self.byOwner(facts.filter { links[$0.facts.recordingID] != nil })) { items in
             let ownerID = items.first?.ownerID
             let (decisions, events) = try await decide(items)
@@ -57,6 +68,10 @@ extension RecordingLinker {
             var updates: [LinkUpdate] = []
             for item in items {
                 guard let link = links[item.facts.recordingID], let freshDecision = fresh[item.facts.recordingID] else { continue }
+                if let eventID = link.eventID, unverified.contains(eventID) {
+                    counts[.unchanged, default: 0] += 1
+                    continue
+                }
                 let event = link.eventID.flatMap { current[$0] }
                 let sameMeeting = event != nil ? [] : (link.meetingID.flatMap { meetings[$0] } ?? []).filter { $0.eventID != link.eventID }
                 var sameTitle: [LinkCandidate] = []

@@ -8,11 +8,15 @@ import StenoStore
 public struct RecordingLinker: Sendable {
     let store: any CatalogStore
     let policy: LinkPolicy
+    /// Asks the sources about linked events outside the mirrored window before revalidation
+    /// judges their links; nil: the mirror answers for every event.
+    let verifier: SourceEventVerifier?
 
     /// A linker over `store`.
-    public init(store: any CatalogStore, policy: LinkPolicy = LinkPolicy()) {
+    public init(store: any CatalogStore, policy: LinkPolicy = LinkPolicy(), verifier: SourceEventVerifier? = nil) {
         self.store = store
         self.policy = policy
+        self.verifier = verifier
     }
 
     /// What the linker would decide for a recording now, without writing: `explain`.
@@ -43,25 +47,9 @@ public struct RecordingLinker: Sendable {
         return decision
     }
 
-    /// Re-checks one link against the mirror and writes what changed (SPEC §7).
+    /// Re-checks one link and writes what changed (SPEC §7).
     public func revalidate(recordingID: Int64) async throws -> RevalidationAction {
-        guard let link = try await store.link(recordingID: recordingID) else { return .unchanged }
-        guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return .unchanged }
-        let current = try await link.eventID.asyncMap { try await store.liveEvent(id: $0, ownerID: ownerID) } ?? nil
-        let sameMeeting = try await link.meetingID.asyncMap {
-            try await store.meetingEvents(meetingID: $0, exceptEventID: link.eventID, ownerID: ownerID)
-        } ?? []
-        var sameTitle: [LinkCandidate] = []
-        if current == nil, let start = link.cachedStart {
-            let window = DateInterval(start: start.addingTimeInterval(-policy.titleMatchWindow), end: start.addingTimeInterval(policy.titleMatchWindow + 1))
-            sameTitle = try await store.linkCandidates(ownerID: ownerID, window: window).filter { $0.title == link.cachedTitle }
-        }
-        let fresh = try await decide(facts, ownerID: ownerID)
-        let decision = Revalidator.decide(
-            link, recording: facts, current: current, sameMeeting: sameMeeting, sameTitleNearStart: sameTitle, fresh: fresh,
-            policy: policy)
-        if let update = update(for: decision, link: link, fresh: fresh) { try await store.saveLink(update) }
-        return decision.action
+        try await revalidate(recordingIDs: [recordingID]).first?.key ?? .unchanged
     }
 
     /// The close candidates of an ambiguous decision as JSON, for `links --ambiguous`.

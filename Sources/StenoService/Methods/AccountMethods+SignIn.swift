@@ -77,6 +77,7 @@ extension AccountMethods {
                     "signing in needs --client-id: an application registered in Microsoft Entra with public client flows allowed")
             }
             settings = ["mode": GraphAccountSetup.Mode.delegated.rawValue, "client_id": clientID]
+            if params.writeAccess == true { settings["write"] = "true" }
             if let tenant = params.tenant { settings["tenant"] = tenant }
             if let authority = params.authority { settings["authority"] = authority }
             if let graphURL = params.graphURL { settings["graph_url"] = graphURL }
@@ -90,10 +91,13 @@ extension AccountMethods {
         if setup.mode == .application {
             return try await replaceSecret(params, account: existing, secrets: secrets)
         }
+        // A sign-in again keeps the write access the account had, unless told otherwise.
+        let writeAccess = params.writeAccess ?? (settings["write"] == "true")
+        if existing != nil { settings["write"] = writeAccess ? "true" : nil }
         let authorization: DeviceAuthorization
         do {
             authorization = try await GraphSignIn.start(
-                endpoints: setup.endpoints, clientID: setup.clientID, writeAccess: params.writeAccess ?? false, transport: transport)
+                endpoints: setup.endpoints, clientID: setup.clientID, writeAccess: writeAccess, transport: transport)
         } catch {
             throw RPCError.failedPrecondition("Microsoft sign-in could not start: \(error)")
         }
@@ -127,6 +131,7 @@ extension AccountMethods {
                 throw DeviceSignInFailure.refused("signed in as \(user), but account \(existing.id) mirrors \(mailbox); sign in as \(mailbox)")
             }
             try await store.replaceSecret(accountID: existing.id, sealed: sealed)
+            if settings != existing.settings { try await store.updateSettings(accountID: existing.id, settings: settings) }
             accountID = existing.id
         } else {
             var accountSettings = settings

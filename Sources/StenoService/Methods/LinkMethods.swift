@@ -58,6 +58,11 @@ struct LinkMethods: Sendable {
     /// A recording the caller may act on: their own (admins: any). Others who can see it
     /// through a shared meeting may not change its link nor read the owner's candidates.
     func ownRecording(_ id: Int64, caller: Caller) async throws -> Recording {
+        try await Self.ownRecording(id, caller: caller, store: store)
+    }
+
+    /// ``ownRecording(_:caller:)`` over any recording store.
+    static func ownRecording(_ id: Int64, caller: Caller, store: any RecordingStore) async throws -> Recording {
         let recording = try await store.recording(id: id, visibleTo: RecordingMethods.visibility(of: caller))
         guard caller.isAdmin || (recording.ownerID != nil && recording.ownerID == caller.user?.id) else {
             throw RPCError.notPermitted(
@@ -67,6 +72,11 @@ struct LinkMethods: Sendable {
     }
 
     func actor(_ caller: Caller) -> String {
+        Self.actor(caller)
+    }
+
+    /// Who a caller is in a link's history.
+    static func actor(_ caller: Caller) -> String {
         caller.user?.name ?? "uid \(caller.credentials.uid)"
     }
 

@@ -6,9 +6,13 @@ import StenoStore
 /// `meetings.*`, `attendees.*`, `search.*`: the questions people ask. Visibility is part of
 /// every store query, never a filter applied afterwards.
 struct MeetingMethods: Sendable {
-    let store: any CatalogStore
+    let store: any CatalogStore & RecordingStore
+    /// Writes to calendars (`meetings.create`, `meetings.rename`); nil: this daemon cannot.
+    var writeBack: CalendarWriteBack?
+    var queue: JobQueue?
 
     func register(in table: inout RPCMethodTable) {
+        registerWriteBack(in: &table)
         let store = self.store
         table.register(StenoMethods.meetingsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import StenoAPI
+import StenoCalendar
 import StenoCore
 import StenoStore
 
@@ -138,6 +139,21 @@ extension RPCError {
             self = .invalidParams(error.description, data: ["field": .string(error.field)])
         case let error as DecodingError:
             self = .invalidParams(error.humanDescription)
+        case let error as CalendarWriteError:
+            switch error {
+            case .conflict(let message): self = .conflict(message)
+            case .notFound(let message): self = .notFound(message)
+            case .unsafe(let message), .notPermitted(let message): self = .failedPrecondition(message)
+            }
+        case let error as CalendarSyncError:
+            // The calendar's server, not the daemon, stood in the way: the message says what to do.
+            switch error {
+            case .retryLater(let after, let reason):
+                let seconds = Int(after.components.seconds)
+                self = .failedPrecondition("\(reason); try again in \(seconds) s", data: ["retryAfterSeconds": .int(Int64(seconds))])
+            case .needsCredentials(let message), .badSource(let message), .malformedResponse(let message):
+                self = .failedPrecondition(message)
+            }
         default:
             self = .internalError("the daemon failed: \(error); see its log for details")
         }

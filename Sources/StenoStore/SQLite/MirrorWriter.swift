@@ -4,9 +4,10 @@ import StenoCore
 
 /// Applies one ``CalendarChangeSet`` inside a write transaction.
 ///
-/// A resource's occurrences are replaced as a whole: reported ones are inserted or updated
-/// (unchanged ones, recognised by fingerprint, are not touched), unreported ones are
-/// tombstoned. Tombstoned rows keep their meeting, so revalidation can tell "event gone" from
+/// A resource's occurrences are replaced as a whole within the change set's window: reported
+/// ones are inserted or updated (unchanged ones, recognised by fingerprint, are not touched),
+/// unreported ones are tombstoned, and those starting outside the window are left as they
+/// were. Tombstoned rows keep their meeting, so revalidation can tell "event gone" from
 /// "never mirrored"; an occurrence that comes back is revived in place.
 struct MirrorWriter {
     let db: Database
@@ -24,6 +25,16 @@ struct MirrorWriter {
         var fingerprint: Int64?
         var isDeleted: Bool
         var meetingID: Int64?
+        /// Milliseconds since 1970.
+        var startsAt: Int64
+
+        init(_ row: Row) {
+            id = row["id"]
+            fingerprint = row["fingerprint"]
+            isDeleted = row["deleted"]
+            meetingID = row["meeting_id"]
+            startsAt = row["starts_at"]
+        }
     }
 
     mutating func apply(_ changes: CalendarChangeSet, accountID: Int64) throws -> MirrorChangeSummary {
@@ -37,7 +48,7 @@ struct MirrorWriter {
             ? try existingRows(calendarID: calendarID)
             : try existingRows(calendarID: calendarID, resources: changes.updatedResources.map(\.resource) + changes.removedResources)
         for update in changes.updatedResources {
-            try replace(resource: update, calendarID: calendarID, existing: existing[update.resource] ?? [:])
+            try replace(resource: update, calendarID: calendarID, existing: existing[update.resource] ?? [:], window: changes.window)
             try remember(resource: update.resource, etag: update.etag, calendarID: calendarID)
             existing[update.resource] = nil
         }
@@ -96,12 +107,15 @@ struct MirrorWriter {
     func existingRows(calendarID: Int64) throws -> [String: [String: ExistingRow]] {
         var rows: [String: [String: ExistingRow]] = [:]
         let cursor = try Row.fetchCursor(
-            db, sql: "SELECT id, resource, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id FROM events WHERE calendar_id = ?",
+            db,
+            sql: """
+                SELECT id, resource, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id, starts_at
+                FROM events WHERE calendar_id = ?
+                """,
             arguments: [calendarID])
         while let row = try cursor.next() {
             let resource: String = row["resource"] ?? row["remote_id"]
-            rows[resource, default: [:]][row["remote_id"]] = ExistingRow(
-                id: row["id"], fingerprint: row["fingerprint"], isDeleted: row["deleted"], meetingID: row["meeting_id"])
+            rows[resource, default: [:]][row["remote_id"]] = ExistingRow(row)
         }
         return rows
     }
@@ -110,14 +124,14 @@ struct MirrorWriter {
     func existingRows(calendarID: Int64, resources: [String]) throws -> [String: [String: ExistingRow]] {
         var rows: [String: [String: ExistingRow]] = [:]
         let select = try db.cachedStatement(
-            sql: "SELECT id, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id FROM events WHERE calendar_id = ? AND resource = ?")
+            sql: """
+                SELECT id, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id, starts_at
+                FROM events WHERE calendar_id = ? AND resource = ?
+                """)
         for resource in resources where rows[resource] == nil {
             var resourceRows: [String: ExistingRow] = [:]
             let cursor = try Row.fetchCursor(select, arguments: [calendarID, resource])
-            while let row = try cursor.next() {
-                resourceRows[row["remote_id"]] = ExistingRow(
-                    id: row["id"], fingerprint: row["fingerprint"], isDeleted: row["deleted"], meetingID: row["meeting_id"])
-            }
+            while let row = try cursor.next() { resourceRows[row["remote_id"]] = ExistingRow(row) }
             rows[resource] = resourceRows
         }
         return rows
@@ -147,7 +161,7 @@ struct MirrorWriter {
         for resource in known where !listed.contains(resource) { try forget(resource: resource, calendarID: calendarID) }
     }
 
-    mutating func replace(resource update: ResourceUpdate, calendarID: Int64, existing: [String: ExistingRow]) throws {
+    mutating func replace(resource update: ResourceUpdate, calendarID: Int64, existing: [String: ExistingRow], window: DateInterval?) throws {
         var leftover = existing
         for occurrence in update.occurrences {
             let previous = leftover.removeValue(forKey: occurrence.remoteID)
@@ -164,6 +178,10 @@ struct MirrorWriter {
             if previous == nil || previous?.isDeleted == true { summary.inserted += 1 } else { summary.updated += 1 }
             summary.touchedMeetingIDs.insert(meetingID)
             if let old = previous?.meetingID, old != meetingID { summary.touchedMeetingIDs.insert(old) }
+        }
+        if let window {
+            let (start, end) = (SQLiteCatalog.milliseconds(window.start), SQLiteCatalog.milliseconds(window.end))
+            leftover = leftover.filter { $0.value.startsAt >= start && $0.value.startsAt < end }
         }
         try tombstone(leftover)
     }

@@ -68,6 +68,10 @@ extension SQLiteCatalog {
         try await updateAccount(accountID, sql: "secret = ?", arguments: [sealed])
     }
 
+    public func updateSettings(accountID: Int64, settings: [String: String]) async throws {
+        try await updateAccount(accountID, sql: "settings = ?", arguments: [try Self.encodeSettings(settings)])
+    }
+
     public func saveAccountState(accountID: Int64, syncState: String?, capabilities: String?) async throws {
         try await updateAccount(
             accountID, sql: "sync_state = coalesce(?, sync_state), capabilities = coalesce(?, capabilities)",

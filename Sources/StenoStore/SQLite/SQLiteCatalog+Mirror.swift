@@ -38,6 +38,20 @@ extension SQLiteCatalog {
         }
     }
 
+    public func resources(accountID: Int64, calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> {
+        try await writer.read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT e.resource FROM events e JOIN calendars c ON c.id = e.calendar_id
+                        WHERE c.account_id = ? AND c.remote_id = ? AND e.deleted_at IS NULL AND e.resource IS NOT NULL
+                            AND e.starts_at < ? AND e.ends_at > ?
+                        """,
+                    arguments: [accountID, calendarRemoteID, Self.milliseconds(window.end), Self.milliseconds(window.start)]))
+        }
+    }
+
     public func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary {
         try await writer.write { db in
             var writer = MirrorWriter(db: db, now: Self.milliseconds(now))

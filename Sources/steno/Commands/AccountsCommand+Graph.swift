@@ -58,11 +58,14 @@ extension AccountsCommand {
         @Argument(help: "The account's id.") var id: Int64
         @Option(name: .customLong("client-secret-file"), help: "Organisation account: a file holding the new client secret.")
         var clientSecretFile: String?
+        @Flag(name: .long, help: "Ask for write access (Calendars.ReadWrite), for creating and renaming meetings (kept once given).")
+        var write = false
         @Flag(name: .long, help: "Wait for the sign-in and the sync after it.") var wait = false
 
         func run() throws {
             try reportingFailures {
-                let params = AccountSignInParams(account: id, clientSecret: try clientSecretFile.map(SecretFile.read))
+                let params = AccountSignInParams(
+                    account: id, writeAccess: write ? true : nil, clientSecret: try clientSecretFile.map(SecretFile.read))
                 try AccountsCommand.signIn(params, wait: wait, global: global)
             }
         }

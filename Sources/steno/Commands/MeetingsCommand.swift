@@ -6,8 +6,9 @@ import StenoCore
 /// `steno meetings …`: meetings with their recordings.
 struct MeetingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "meetings", abstract: "List meetings you organised or attended (admins: all) and show one in full.",
-        subcommands: [List.self, Show.self], defaultSubcommand: List.self)
+        commandName: "meetings",
+        abstract: "List meetings you organised or attended (admins: all), show one in full, create or rename one in its calendar.",
+        subcommands: [List.self, Show.self, Create.self, Rename.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List meetings by start time, with their recordings.")

@@ -10,8 +10,8 @@ import Testing
 /// strong ETag, one retry after a 412, against Radicale and a scripted server.
 @Suite("CalDAV event writer", .serialized)
 struct CalDAVEventWriterTests {
-    func context(_ account: CalendarAccount, password: String) -> CalendarWriteContext {
-        CalendarWriteContext(account: account, credentials: CalendarCredentials(password: password), logger: Logger(label: "writer-test"))
+    func context(_ account: CalendarAccount, password: String) -> CalendarAccountContext {
+        CalendarAccountContext(account: account, credentials: CalendarCredentials(password: password), logger: Logger(label: "writer-test"))
     }
 
     @Test("create, then rename: the next sync mirrors both; nothing else in the object changes",
@@ -31,6 +31,8 @@ struct CalDAVEventWriterTests {
             try await server.sync()
             var live = await server.mirror.liveEvents(calendar: server.remoteID("work"))
             #expect(live.map(\.title) == ["Recording: Zoë's review, part 1; notes"])
+            // The write answers with the occurrence a sync mirrors, so it can be mirrored at once.
+            #expect(created.occurrence == live.first)
             #expect(live.first?.start == start && live.first?.location == "Room 4")
 
             // The same UID again is refused, not overwritten.
@@ -91,7 +93,7 @@ struct CalDAVEventWriterTests {
 
     static let object = TestEvents.single(uid: "a", summary: "Old", start: "20260105T100000Z", end: "20260105T110000Z")
 
-    func scriptedContext(_ server: ScriptedHTTPServer) -> CalendarWriteContext {
+    func scriptedContext(_ server: ScriptedHTTPServer) -> CalendarAccountContext {
         context(
             CalendarAccount(id: 1, provider: .caldav, ownerID: 1, displayName: "scripted", settings: ["url": server.baseURL.absoluteString, "user": "u"]),
             password: "pw")

@@ -194,19 +194,40 @@ struct GraphProviderTests {
         await bed.expectMirrorEqualsDouble()
     }
 
-    @Test("GET /events/{id} finds an event, or reports it gone (404)")
+    @Test("a full round keeps events mirrored outside its window, and tombstones those inside it that it no longer lists")
+    func fullRoundKeepsEventsOutsideItsWindow() async throws {
+        let bed = try GraphTestBed()
+        defer { Task { await bed.shutdown() } }
+        let old = GraphDouble.Event(id: "old", subject: "Last month's review", start: GraphTestBed.start(hours: -20 * 24), end: GraphTestBed.start(hours: -20 * 24 + 1))
+        bed.double.put(old)
+        bed.seed(3)
+        let account = bed.delegatedAccount()
+        _ = try await bed.sync(account, credentials: credentials(bed))
+        #expect(await bed.mirror.liveEvents(calendar: "me").count == 4)
+        // Two weeks on the window no longer reaches the review, and an event was deleted meanwhile.
+        bed.double.remove("ev0001")
+        bed.double.expireDeltaTokens()
+        let report = try await bed.sync(account, credentials: credentials(bed), window: GraphTestBed.window(shiftedDays: 15))
+        #expect(report.fullSyncs == 1 && report.changes.deleted == 1)
+        let live = await bed.mirror.liveEvents(calendar: "me").map(\.remoteID)
+        #expect(live.sorted() == ["ev0000", "ev0002", "old"])
+    }
+
+    @Test("GET /events/{id} finds events, or reports them gone (404), with one token renewal for the batch")
     func lookUp() async throws {
         let bed = try GraphTestBed()
         defer { Task { await bed.shutdown() } }
-        let events = bed.seed(2)
-        let context = CalendarSyncContext(
-            account: bed.delegatedAccount(), credentials: credentials(bed), window: GraphTestBed.window(), mirror: bed.mirror,
-            logger: .init(label: "lookup"))
+        let events = bed.seed(12)
+        let context = bed.accountContext(credentials: credentials(bed))
         let provider = GraphProvider(transport: bed.transport)
-        let found = try await provider.lookUpEvent(id: events[0].id, mailboxPath: "me", context: context)
-        guard case .found(let occurrence) = found else { Issue.record("not found"); return }
-        #expect(occurrence.title == "Meeting 0" && occurrence.start == events[0].start)
-        #expect(try await provider.lookUpEvent(id: "nope", mailboxPath: "me", context: context) == .gone)
+        let keys = events.map { CalendarEventKey(calendarRemoteID: "me", resource: $0.id) } + [CalendarEventKey(calendarRemoteID: "me", resource: "nope")]
+        let found = try await provider.lookUpEvents(keys, context: context)
+        #expect(found.count == 13)
+        guard case .found(let occurrence, let etag) = found[keys[0]] else { Issue.record("not found: \(String(describing: found[keys[0]]))"); return }
+        #expect(occurrence.title == "Meeting 0" && occurrence.start == events[0].start && etag == "ck-0")
+        #expect(found[keys[12]] == .gone)
+        let tokenRequests = bed.double.requests.filter { $0.uri.hasSuffix("/oauth2/v2.0/token") }
+        #expect(tokenRequests.count == 1, "one renewal for all thirteen lookups")
     }
 
     @Test("at most four requests are in flight per mailbox")
@@ -246,6 +267,9 @@ final class CrashingMirror: CalendarMirror, @unchecked Sendable {
 
     func calendars() async throws -> [CalendarInfo] { try await inner.calendars() }
     func resourceTags(calendarRemoteID: String) async throws -> [String: String?] { try await inner.resourceTags(calendarRemoteID: calendarRemoteID) }
+    func resources(calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> {
+        try await inner.resources(calendarRemoteID: calendarRemoteID, overlapping: window)
+    }
     func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
         let fail = lock.withLock { () -> Bool in
             guard let left = remaining else { return false }

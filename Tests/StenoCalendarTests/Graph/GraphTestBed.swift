@@ -48,6 +48,15 @@ final class GraphTestBed: Sendable {
         return try await GraphProvider(transport: transport, options: options, mappedMailboxes: { mappedMailboxes }).sync(context)
     }
 
+    /// The context of one request outside a sync (a write, a lookup) for the delegated
+    /// account; refreshed credentials go to the mirror like a sync's.
+    func accountContext(_ account: CalendarAccount? = nil, credentials: CalendarCredentials) -> CalendarAccountContext {
+        let mirror = self.mirror
+        return CalendarAccountContext(
+            account: account ?? delegatedAccount(), credentials: credentials, saveCredentials: { try await mirror.saveCredentials($0) },
+            logger: Logger(label: "graph-test"))
+    }
+
     /// The window the tests mirror: 30 days back, 60 ahead of now.
     static func window(shiftedDays: Double = 0) -> DateInterval {
         let now = Date().addingTimeInterval(shiftedDays * 86_400)

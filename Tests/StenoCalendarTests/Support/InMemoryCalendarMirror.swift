@@ -3,7 +3,8 @@ import StenoCalendar
 import StenoCore
 
 /// A ``CalendarMirror`` in memory with the store's semantics: events upserted by (calendar,
-/// remote id), a resource's occurrences replaced as a whole (unreported ones tombstoned),
+/// remote id), a resource's occurrences replaced as a whole (unreported ones tombstoned, but
+/// those starting outside the change set's window kept),
 /// `.complete` change sets tombstone every resource they do not list, and the sync state saved
 /// in the same step as the data. Like the store, every reported resource keeps its ETag,
 /// with or without occurrences in the window.
@@ -46,6 +47,11 @@ actor InMemoryCalendarMirror: CalendarMirror {
         calendarsByRemoteID[calendarRemoteID]?.resources ?? [:]
     }
 
+    func resources(calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> {
+        Set(calendarsByRemoteID[calendarRemoteID]?.events.values
+            .filter { !$0.deleted && $0.occurrence.start < window.end && $0.occurrence.end > window.start }.map(\.resource) ?? [])
+    }
+
     func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
         appliedChangeSets += 1
         var summary = MirrorChangeSummary()
@@ -82,6 +88,11 @@ actor InMemoryCalendarMirror: CalendarMirror {
                     summary.updated += 1
                 }
                 calendar.events[occurrence.remoteID] = event
+            }
+            if let window = changes.window {
+                leftover = leftover.filter { remoteID in
+                    calendar.events[remoteID].map { window.start <= $0.occurrence.start && $0.occurrence.start < window.end } ?? false
+                }
             }
             tombstone(leftover)
         }

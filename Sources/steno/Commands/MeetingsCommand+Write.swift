@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+extension MeetingsCommand {
+    /// `steno meetings create --for-recording ID`: an event for a recording that has none.
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a meeting covering a recording in its owner's calendar (Microsoft 365 or CalDAV) and link it.",
+            discussion: """
+                The event spans the recording (start time and length) in the owner's only writable calendar, or the one
+                named with --calendar (see steno calendars). Microsoft 365 accounts need write access: steno accounts signin ID --write.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .customLong("for-recording"), help: "The recording the meeting is for.") var recording: Int64
+        @Option(name: .long, help: "The title (default: the recording's title, else its file name).") var title: String?
+        @Option(name: .long, help: "The calendar to create it in (an id from steno calendars).") var calendar: Int64?
+
+        func run() throws {
+            try reportingFailures {
+                let result = try global.withClient {
+                    try $0.call(StenoMethods.meetingsCreate, MeetingCreateParams(recording: recording, title: title, calendar: calendar))
+                }
+                MeetingsCommand.report(result, verb: "created", format: global.format)
+            }
+        }
+    }
+
+    /// `steno meetings rename MEETING TITLE`: a new title at the calendar's provider.
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a meeting in the calendar that holds it (for a recurring meeting: the series).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The meeting id.") var meeting: Int64
+        @Argument(help: "The new title.") var title: String
+
+        func run() throws {
+            try reportingFailures {
+                let result = try global.withClient { try $0.call(StenoMethods.meetingsRename, MeetingRenameParams(id: meeting, title: title)) }
+                MeetingsCommand.report(result, verb: "renamed", format: global.format)
+            }
+        }
+    }
+
+    /// What a write did, as a sentence or as JSON.
+    static func report(_ result: MeetingWriteResult, verb: String, format: OutputFormat) {
+        guard format == .table else {
+            Output.print(Output.json(result), table: TableWriter([]), format: format)
+            return
+        }
+        let provider = result.provider == .graph ? "Microsoft 365" : result.provider.rawValue
+        var line = "\(verb)"
+        if let meeting = result.meeting {
+            line += " meeting \(meeting.id) \"\(meeting.title)\" (\(meeting.start.map(Output.date) ?? "?") – \(meeting.end.map(Output.date) ?? "?"))"
+        } else {
+            line += " the meeting"
+        }
+        line += " in \(result.calendar) (\(provider), account \(result.account))"
+        if let recording = result.recording, result.meeting != nil { line += "; recording \(recording) is linked to it" }
+        print(line)
+        if let job = result.syncJob { print("the calendar syncs now (job \(job)) and brings the rest: steno sync --wait") }
+    }
+}
