@@ -28,15 +28,16 @@ public enum FencedIngestResult: Sendable, Hashable {
 /// a batch of files costs one write: the outcome exists exactly when its job succeeded.
 public protocol IngestBatchStore: RecordingStore, JobQueueStore {
     /// Stores each outcome (as `recordIngest(_:)` would), completes its job with
-    /// `jobResult(recording)` and enqueues `followUps(recording)` (a job with a live unique
-    /// key adds nothing), all in one transaction. Each item is fenced by its own claim: a
-    /// stale one writes nothing and is `.staleLease`, without affecting the others. Returns
-    /// one result per item, in order. Enqueued follow-ups wake no worker: the caller does.
+    /// `jobResult(recording)` and enqueues `followUps(recordings)` once for the recordings
+    /// stored (a job with a live unique key adds nothing), all in one transaction. Each item is
+    /// fenced by its own claim: a stale one writes nothing and is `.staleLease`, without
+    /// affecting the others. Returns one result per item, in order. Enqueued follow-ups wake
+    /// no worker: the caller does.
     ///
     /// - Throws: `StoreError.invalid` when a job result is not JSON or a follow-up is not a
     ///   valid draft (then nothing is written).
     func recordIngests(
         _ items: [FencedIngest], jobResult: @escaping @Sendable (Recording) -> String?,
-        followUps: @escaping @Sendable (Recording) -> [JobDraft], now: Date
+        followUps: @escaping @Sendable ([Recording]) -> [JobDraft], now: Date
     ) async throws -> [FencedIngestResult]
 }

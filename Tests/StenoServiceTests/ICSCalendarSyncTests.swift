@@ -175,3 +175,42 @@ final class PythonHTTPServer: @unchecked Sendable {
         process.waitUntilExit()
     }
 }
+
+extension ICSCalendarSyncTests {
+    /// A file edited long after its first sync: events and occurrences the window has left
+    /// behind stay in the mirror (their recordings' links must not be orphaned by time
+    /// passing); an event deleted from the file is deleted, however old.
+    @Test func eventsTheWindowLeftBehindStayWhenTheFileChanges() async throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let file = root + "/cal.ics"
+        func write(_ events: [String]) throws {
+            let body = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN"] + events + ["END:VCALENDAR"]
+            try (body.joined(separator: "\r\n") + "\r\n").write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        func event(_ uid: String, _ start: String, _ extra: [String] = []) -> String {
+            (["BEGIN:VEVENT", "UID:\(uid)", "DTSTAMP:20260101T000000Z", "DTSTART:\(start)", "DURATION:PT1H", "SUMMARY:\(uid)"] + extra
+                + ["END:VEVENT"]).joined(separator: "\r\n")
+        }
+        let review = event("review", "20260105T100000Z")
+        let gone = event("gone", "20260106T100000Z")
+        let weekly = event("weekly", "20260105T090000Z", ["RRULE:FREQ=WEEKLY;COUNT=60"])
+        try write([review, gone, weekly])
+        try await withSyncer(source: file) { syncer, catalog, account in
+            let january = try #require(utc("2026-01-10T00:00:00Z"))
+            _ = try await syncer.sync(accountID: account.id, now: january)
+            let before = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+            #expect(before.contains { $0.occurrence.title == "review" } && before.contains { $0.occurrence.title == "gone" })
+            let firstWeekly = try #require(before.first { $0.occurrence.title == "weekly" })
+
+            // In November the window no longer reaches January; the file is edited then.
+            try write([review, weekly, event("new", "20261120T100000Z")])
+            _ = try await syncer.sync(accountID: account.id, now: now)
+            let after = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+            #expect(after.contains { $0.occurrence.title == "review" }, "still in the file, outside the window: kept")
+            #expect(after.contains { $0.id == firstWeekly.id }, "an occurrence the window left behind: kept")
+            #expect(!after.contains { $0.occurrence.title == "gone" }, "deleted from the file: deleted")
+            #expect(after.contains { $0.occurrence.title == "new" })
+        }
+    }
+}

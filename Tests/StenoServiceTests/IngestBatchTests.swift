@@ -88,6 +88,23 @@ struct IngestBatchTests {
         #expect(error is JobError)
         // The sidecar queued its recording again (its first job is still running: one live job per path).
         #expect(try await catalog.jobs(state: .queued, kind: IngestJobHandler.kind, afterID: nil, limit: 10).isEmpty)
+        // The batch's ready recordings are linked by one job, not one job each.
+        let linking = try await catalog.jobs(state: .queued, kind: LinkRecordingJobHandler.kind, afterID: nil, limit: 10)
+        #expect(linking.count == 1)
+        let ready = recordings.filter { $0.status == .ready }.map(\.id).sorted()
+        #expect(linking.first.flatMap { LinkRecordingJobHandler.recordingIDs(of: $0.payload) } == ready)
+    }
+
+    @Test func linkPayloadsNameOneRecordingOrMany() {
+        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recording":5}"#) == [5])
+        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recordings":[3,1,2]}"#) == [3, 1, 2])
+        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recordings":[1,"x"]}"#) == nil)
+        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recordings":[]}"#) == nil)
+        #expect(LinkRecordingJobHandler.recordingIDs(of: "{}") == nil)
+        let one = LinkRecordingJobHandler.draft(recordingIDs: [7])
+        #expect(one.uniqueKey == "link:7" && LinkRecordingJobHandler.recordingIDs(of: one.payload) == [7])
+        let many = LinkRecordingJobHandler.draft(recordingIDs: [7, 9])
+        #expect(many.uniqueKey == nil && LinkRecordingJobHandler.recordingIDs(of: many.payload) == [7, 9])
     }
 
     @Test func aStaleClaimInABatchWritesNothingForItsFile() async throws {

@@ -125,9 +125,10 @@ struct JobQueueBatchTests {
         ]
         let results = try await catalog.recordIngests(
             items, jobResult: { #"{"recording":\#($0.id)}"# },
-            followUps: { recording in
-                recording.status == .ready
-                    ? [JobDraft(kind: "link", payload: #"{"recording":\#(recording.id)}"#, uniqueKey: "link:\(recording.id)")] : []
+            followUps: { recordings in
+                recordings.filter { $0.status == .ready }.map { recording in
+                    JobDraft(kind: "link", payload: #"{"recording":\#(recording.id)}"#, uniqueKey: "link:\(recording.id)")
+                }
             }, now: at(14))
         guard case .recorded(let a) = results[0], case .recorded(let c) = results[2], case .recorded(let copy) = results[3] else {
             Issue.record("expected recordings, got \(results)")

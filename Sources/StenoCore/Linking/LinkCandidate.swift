@@ -64,16 +64,20 @@ extension LinkCandidate {
             case .unrelated: return 3
             }
         }
-        var best: [Int64: LinkCandidate] = [:]
-        for candidate in candidates {
-            if let current = best[candidate.meetingID],
-                (rank(current.ownerRelation), current.eventID) <= (rank(candidate.ownerRelation), candidate.eventID)
-            {
-                continue
+        guard candidates.count > 1 else { return candidates }
+        // Positions, not the candidates themselves, are kept and sorted: bulk linking calls
+        // this for every recording, and moving the large values was most of its cost.
+        var best: [Int64: Int] = Dictionary(minimumCapacity: candidates.count)
+        for (position, candidate) in candidates.enumerated() {
+            if let kept = best[candidate.meetingID] {
+                let current = candidates[kept]
+                if (rank(current.ownerRelation), current.eventID) <= (rank(candidate.ownerRelation), candidate.eventID) { continue }
             }
-            best[candidate.meetingID] = candidate
+            best[candidate.meetingID] = position
         }
-        return best.values.sorted { ($0.start, $0.eventID) < ($1.start, $1.eventID) }
+        var order = Array(best.values)
+        order.sort { (candidates[$0].start, candidates[$0].eventID) < (candidates[$1].start, candidates[$1].eventID) }
+        return order.map { candidates[$0] }
     }
 }
 

@@ -69,18 +69,19 @@ struct IngestJobHandler: JobHandler {
     /// when a sidecar changed a start time). Should this be lost to a crash, the nightly
     /// revalidation links recordings that have no link yet.
     func queueLinking(_ recordings: [Recording], priority: Int) async throws {
-        let drafts = linkingDrafts(priority: priority)
-        let all = recordings.flatMap(drafts)
+        let all = linkingDrafts(priority: priority)(recordings)
         guard !all.isEmpty else { return }
         _ = try await queue.enqueue(all)
     }
 
-    /// The jobs that follow a catalogued recording: linking, for a ready one.
-    func linkingDrafts(priority: Int) -> @Sendable (Recording) -> [JobDraft] {
+    /// The jobs that follow catalogued recordings: one `link` job for the ready ones (a batch
+    /// of files dropped together is linked in one pass, and costs one job, not one per file).
+    func linkingDrafts(priority: Int) -> @Sendable ([Recording]) -> [JobDraft] {
         let maxAttempts = queue.defaultMaxAttempts
-        return { recording in
-            guard recording.status == .ready else { return [] }
-            var draft = LinkRecordingJobHandler.draft(recordingID: recording.id, priority: priority)
+        return { recordings in
+            let ready = Array(Set(recordings.filter { $0.status == .ready }.map(\.id))).sorted()
+            guard !ready.isEmpty else { return [] }
+            var draft = LinkRecordingJobHandler.draft(recordingIDs: ready, priority: priority)
             if draft.maxAttempts == nil { draft.maxAttempts = maxAttempts }
             return [draft]
         }

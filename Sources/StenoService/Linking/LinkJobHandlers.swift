@@ -3,22 +3,39 @@ import StenoAPI
 import StenoCore
 import StenoStore
 
-/// `link`: links one recording after it was ingested (payload `{"recording": ID}`).
+/// `link`: links recordings after they were ingested (payload `{"recording": ID}`, or
+/// `{"recordings": [ID, …]}` for a batch of files ingested together).
 struct LinkRecordingJobHandler: JobHandler {
     static let kind = "link"
     let linker: RecordingLinker
     var kind: String { Self.kind }
 
-    /// The job for a recording; one live job per recording.
-    static func draft(recordingID: Int64, priority: Int = JobPriority.normal) -> JobDraft {
-        JobDraft(
-            kind: kind, payload: JSONValue.object(["recording": .int(recordingID)]).serializedString, priority: priority,
-            uniqueKey: "link:\(recordingID)")
+    /// The job for one recording (one live job per recording), or for many (one job).
+    static func draft(recordingIDs: [Int64], priority: Int = JobPriority.normal) -> JobDraft {
+        if recordingIDs.count == 1, let id = recordingIDs.first {
+            return JobDraft(
+                kind: kind, payload: JSONValue.object(["recording": .int(id)]).serializedString, priority: priority, uniqueKey: "link:\(id)")
+        }
+        return JobDraft(kind: kind, payload: JSONValue.object(["recordings": .array(recordingIDs.map { .int($0) })]).serializedString, priority: priority)
+    }
+
+    /// The recordings a payload names; nil when it names none.
+    static func recordingIDs(of payload: String) -> [Int64]? {
+        let value = try? JSONValue.parse(payload)
+        if let id = value?["recording"]?.intValue { return [id] }
+        guard case .array(let items)? = value?["recordings"] else { return nil }
+        let ids = items.compactMap(\.intValue)
+        return ids.count == items.count && !ids.isEmpty ? ids : nil
     }
 
     func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        guard let id = (try? JSONValue.parse(job.payload))?["recording"]?.intValue else {
-            throw JobError.permanent("the link payload has no \"recording\": \(job.payload)")
+        guard let ids = Self.recordingIDs(of: job.payload) else {
+            throw JobError.permanent("the link payload names no \"recording\" or \"recordings\": \(job.payload)")
+        }
+        guard ids.count == 1, let id = ids.first else {
+            let changed = try await linker.link(recordingIDs: ids)
+            let result: JSONValue = ["recordings": .int(Int64(ids.count)), "changed": .int(Int64(changed.values.reduce(0, +)))]
+            return .succeeded(result: result.serializedString)
         }
         let decision = try await linker.link(recordingID: id)
         let result: JSONValue = [

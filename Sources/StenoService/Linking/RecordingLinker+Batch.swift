@@ -5,6 +5,8 @@ import StenoStore
 extension RecordingLinker {
     /// Recordings per read of facts and per write transaction.
     static let batchSize = 2000
+    /// Link updates gathered before they are written in recording order.
+    static let flushSize = 25_000
     /// Owners' recordings are linked in time slices of at most this length, so the events
     /// held in memory stay bounded however long the catalog's history.
     static let sliceLength: TimeInterval = 92 * 86_400
@@ -91,18 +93,29 @@ extension RecordingLinker {
         return counts
     }
 
-    /// Runs `decide` for each group and writes what it returns, the writes of one group
-    /// overlapping the reads of the next (the store writes on its own connection).
+    /// Runs `decide` for each group and writes what it returns in the background while the next
+    /// groups are decided. Updates are gathered across groups and written in recording order,
+    /// ``flushSize`` at a time: an owner's recordings are spread over the whole catalog, and
+    /// writing them owner by owner rewrote nearly every page of the link tables once per owner.
     func pipelined(_ groups: [[Work]], _ decide: ([Work]) async throws -> [LinkUpdate]) async throws {
         try await withThrowingTaskGroup(of: Void.self) { writes in
             var writing = false
-            for items in groups {
-                try Task.checkCancellation()
-                let updates = try await decide(items)
+            var pending: [LinkUpdate] = []
+            func flush() async throws {
                 if writing { try await writes.next() }
-                writes.addTask { try await save(updates) }
+                // Ordered by recording, and by decision for the same recording (applied in turn).
+                let ordered = pending.enumerated().sorted { ($0.element.recordingID, $0.offset) < ($1.element.recordingID, $1.offset) }
+                    .map(\.element)
+                pending.removeAll(keepingCapacity: true)
+                writes.addTask { try await save(ordered) }
                 writing = true
             }
+            for items in groups {
+                try Task.checkCancellation()
+                pending += try await decide(items)
+                if pending.count >= Self.flushSize { try await flush() }
+            }
+            if !pending.isEmpty { try await flush() }
             try await writes.waitForAll()
         }
     }
@@ -135,27 +148,29 @@ extension RecordingLinker {
         stride(from: 0, to: ids.count, by: batchSize).map { Array(ids[$0..<min($0 + batchSize, ids.count)]) }
     }
 
-    /// Decisions for one owner's recordings, scanning the owner's events once per time slice.
-    /// Also returns the events read in full, by id.
+    /// Decisions for one owner's recordings: the times of the owner's events are scanned once
+    /// for all of them (spans are small), and the events near each recording are read in full
+    /// one time slice at a time, so what is held in memory stays bounded however long the
+    /// owner's history. Also returns the events read in full, by id.
     func decide(_ items: [Work]) async throws -> (decisions: [(RecordingLinkFacts, LinkDecision)], events: [Int64: LinkCandidate]) {
         var result: [(RecordingLinkFacts, LinkDecision)] = []
         var events: [Int64: LinkCandidate] = [:]
         let ownerID = items.first?.ownerID
         let sorted = items.sorted { $0.facts.recordedAt < $1.facts.recordedAt }
+        guard let first = sorted.first else { return ([], [:]) }
+        let searched = sorted.dropFirst().reduce(first.facts.searchWindow(policy)) { window, item in
+            let next = item.facts.searchWindow(policy)
+            return DateInterval(start: min(window.start, next.start), end: max(window.end, next.end))
+        }
+        // Only the times of the owner's events, then the few near a recording in full: most of
+        // a busy calendar is never a candidate.
+        let spans = EventSpanIndex(try await store.linkCandidateSpans(ownerID: ownerID, window: searched))
         var index = 0
         while index < sorted.count {
             // One slice: recordings starting within sliceLength of the first one.
             let sliceStart = sorted[index].facts.recordedAt
             var end = index
-            var windowEnd = sorted[index].facts.searchWindow(policy).end
-            while end < sorted.count, sorted[end].facts.recordedAt.timeIntervalSince(sliceStart) < Self.sliceLength {
-                windowEnd = max(windowEnd, sorted[end].facts.searchWindow(policy).end)
-                end += 1
-            }
-            let window = DateInterval(start: sorted[index].facts.searchWindow(policy).start, end: windowEnd)
-            // Scan only the times of the owner's events, then read in full just those near a
-            // recording: most of a busy calendar is never a candidate.
-            let spans = EventSpanIndex(try await store.linkCandidateSpans(ownerID: ownerID, window: window))
+            while end < sorted.count, sorted[end].facts.recordedAt.timeIntervalSince(sliceStart) < Self.sliceLength { end += 1 }
             let nearby = sorted[index..<end].map { spans.overlapping($0.facts.searchWindow(policy)) }
             for batch in Self.batches(Array(Set(nearby.joined()).subtracting(events.keys))) {
                 events.merge(try await store.liveEvents(ids: batch, ownerID: ownerID)) { _, new in new }

@@ -21,7 +21,7 @@ extension SQLiteCatalog: IngestBatchStore {
 
     public func recordIngests(
         _ items: [FencedIngest], jobResult: @escaping @Sendable (Recording) -> String?,
-        followUps: @escaping @Sendable (Recording) -> [JobDraft], now: Date
+        followUps: @escaping @Sendable ([Recording]) -> [JobDraft], now: Date
     ) async throws -> [FencedIngestResult] {
         guard !items.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
@@ -38,10 +38,12 @@ extension SQLiteCatalog: IngestBatchStore {
                 recordingIDs.append(try Self.recordIngest(item.record, in: db))
             }
             let ids = Array(Set(recordingIDs.compactMap { $0 })).sorted()
+            try Self.refreshRecordingSearch(db, ids: ids)
             var recordings: [Int64: Recording] = [:]
             for recording in try Self.fetchRecordings(db, ids: ids) { recordings[recording.id] = recording }
             var results: [FencedIngestResult] = []
             results.reserveCapacity(items.count)
+            var stored: [Recording] = []
             for (item, id) in zip(items, recordingIDs) {
                 guard let id, let recording = recordings[id] else {
                     results.append(.staleLease)
@@ -53,10 +55,11 @@ extension SQLiteCatalog: IngestBatchStore {
                     // Unreachable: the lease was checked in this transaction.
                     throw Self.staleLease(item.claim)
                 }
-                // Queued with the outcome they follow from: none is lost to a crash in between.
-                for draft in followUps(recording) { _ = try Self.enqueue(draft, in: db, now: now) }
                 results.append(.recorded(recording))
+                stored.append(recording)
             }
+            // Queued with the outcomes they follow from: none is lost to a crash in between.
+            for draft in followUps(stored) { _ = try Self.enqueue(draft, in: db, now: now) }
             return results
         }
     }

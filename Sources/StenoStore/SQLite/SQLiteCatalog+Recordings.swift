@@ -24,6 +24,7 @@ extension SQLiteCatalog: RecordingStore {
     public func recordIngest(_ ingest: IngestRecord) async throws -> Recording {
         try await writer.write { db in
             let id = try Self.recordIngest(ingest, in: db)
+            try Self.refreshRecordingSearch(db, ids: [id])
             return try Self.fetchRecordings(db, whereSQL: "r.id = ?", arguments: [id], withTranscript: true)[0]
         }
     }
@@ -106,6 +107,25 @@ extension SQLiteCatalog {
     /// `recordIngest(_:)`); returns the recording's id. Cached statements throughout: the
     /// ingest path runs this thousands of times in a row. New content costs one INSERT into
     /// `recordings` (every column at once, so the search triggers index it once).
+    /// Re-indexes recordings for `steno search` (title, transcript, every path): two
+    /// statements for any number, the ids passed as one JSON array. Callers that insert
+    /// recordings or paths call it once per transaction (title and transcript updates are
+    /// re-indexed by a trigger).
+    static func refreshRecordingSearch(_ db: Database, ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        try db.cachedStatement(sql: "DELETE FROM recording_search WHERE rowid IN (SELECT value FROM json_each(?))").execute(arguments: [list])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO recording_search (rowid, title, transcript, path)
+                SELECT r.id, r.title, r.transcript, (SELECT group_concat(path, ' ') FROM recording_paths WHERE recording_id = r.id)
+                FROM recordings r WHERE r.id IN (SELECT value FROM json_each(?))
+                """
+        ).execute(arguments: [list])
+    }
+
+    /// Stores one ingest inside the caller's transaction; the caller refreshes the search
+    /// index of the returned recording (``refreshRecordingSearch(_:ids:)``).
     static func recordIngest(_ ingest: IngestRecord, in db: Database) throws -> Int64 {
         let now = milliseconds(ingest.now)
         let previousOwnerOfPath = try Int64.fetchOne(
