@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StenoAPI
 import StenoCore
 import StenoStore
 import Synchronization
@@ -93,6 +94,39 @@ struct IngestBatchTests {
         #expect(linking.count == 1)
         let ready = recordings.filter { $0.status == .ready }.map(\.id).sorted()
         #expect(linking.first.flatMap { LinkRecordingJobHandler.recordingIDs(of: $0.payload) } == ready)
+    }
+
+    @Test func aJobOfManyFilesStoresThemTogetherAndSplitsOutAFailure() async throws {
+        let (handler, catalog, queue) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("planning.flac", to: "alice/planning.flac")
+        try copySample("retro.ogg", to: "alice/retro.ogg")
+        try "not audio".write(toFile: inbox + "/alice/notes.mp3", atomically: true, encoding: .utf8)
+        let paths = ["alice/planning.flac", "alice/retro.ogg", "alice/notes.mp3", "alice/gone.wav", "../outside.wav"]
+        let drafts = IngestJobHandler.drafts(paths: paths)
+        #expect(drafts.count == 1 && drafts[0].uniqueKey == nil)
+        _ = try await queue.enqueue(drafts)
+        let claims = try await catalog.claim(
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], batchLimits: [IngestJobHandler.kind: handler.maxBatchSize],
+            leaseDuration: .seconds(60), now: Date())
+        #expect(claims.count == 1)
+        let outcomes = await handler.runBatch(claims, context: context())
+        guard case .recorded = outcomes[0] else {
+            Issue.record("expected the job completed with its files, got \(outcomes[0])")
+            return
+        }
+        let job = try await catalog.job(id: claims[0].job.id)
+        #expect(job.state == .succeeded)
+        let files = try #require((try? JSONValue.parse(job.result ?? ""))?["files"])
+        #expect(files[0]?["status"]?.stringValue == "ready" && files[2]?["status"]?.stringValue == "failed")
+        #expect(files[3]?["gone"] == true)
+        // The path outside the inbox failed alone: it was split out into a job of its own.
+        let retried = try #require(files[4]?["retriedAs"]?.intValue)
+        let split = try await catalog.job(id: retried)
+        #expect(split.state == .queued && split.payload.contains("../outside.wav"))
+        #expect(try await catalog.recordings(RecordingQuery()).count == 3)
+        let linking = try await catalog.jobs(state: .queued, kind: LinkRecordingJobHandler.kind, afterID: nil, limit: 10)
+        #expect(linking.count == 1)
     }
 
     @Test func linkPayloadsNameOneRecordingOrMany() {

@@ -124,7 +124,7 @@ struct JobQueueBatchTests {
             FencedIngest(claim: claims[3], record: record("alice/copy-of-a.wav", hash: "ha")),
         ]
         let results = try await catalog.recordIngests(
-            items, jobResult: { #"{"recording":\#($0.id)}"# },
+            items, jobResult: { _, recordings in #"{"recording":\#(recordings[0].id)}"# },
             followUps: { recordings in
                 recordings.filter { $0.status == .ready }.map { recording in
                     JobDraft(kind: "link", payload: #"{"recording":\#(recording.id)}"#, uniqueKey: "link:\(recording.id)")
@@ -164,10 +164,34 @@ struct JobQueueBatchTests {
             outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(1))
         await #expect(throws: StoreError.self) {
             _ = try await catalog.recordIngests(
-                [FencedIngest(claim: claims[0], record: record)], jobResult: { _ in nil },
+                [FencedIngest(claim: claims[0], record: record)], jobResult: { _, _ in nil },
                 followUps: { _ in [JobDraft(kind: "link", payload: "{not json")] }, now: at(2))
         }
         #expect(try await catalog.pathState("alice/a.wav") == nil)
         #expect(try await catalog.job(id: claims[0].job.id).state == .running)
+    }
+
+    @Test func filesOfOneJobAreStoredTogetherAndTheJobCompletedOnce() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        _ = try await catalog.enqueue([JobDraft(kind: "ingest", payload: #"{"paths":["alice/a.wav","alice/b.wav"]}"#, runAt: at(-1))])
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, batchLimits: ["ingest": 4], leaseDuration: .seconds(60), now: at(0))
+        let claim = try #require(claims.first)
+        func record(_ path: String, hash: String) -> IngestRecord {
+            IngestRecord(
+                path: path, size: 100, modified: at(-100), contentHash: hash, ownerID: nil,
+                outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(1))
+        }
+        let results = try await catalog.recordIngests(
+            [FencedIngest(claim: claim, record: record("alice/a.wav", hash: "ha")), FencedIngest(claim: claim, record: record("alice/b.wav", hash: "hb"))],
+            jobResult: { _, recordings in "[" + recordings.map { String($0.id) }.joined(separator: ",") + "]" },
+            followUps: { recordings in [JobDraft(kind: "link", payload: "{\"count\":\(recordings.count)}")] }, now: at(2))
+        guard case .recorded(let a) = results[0], case .recorded(let b) = results[1] else {
+            Issue.record("expected two recordings, got \(results)")
+            return
+        }
+        let job = try await catalog.job(id: claim.job.id)
+        #expect(job.state == .succeeded && job.result == "[\(a.id),\(b.id)]")
+        #expect(try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10).map(\.payload) == [#"{"count":2}"#])
     }
 }

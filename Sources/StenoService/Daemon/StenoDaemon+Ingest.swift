@@ -25,8 +25,9 @@ extension StenoDaemon {
                     }
                 }
                 do {
-                    // One transaction for the lot: a folder of files costs one write, not one each.
-                    _ = try await queue.enqueue(paths.map { IngestJobHandler.draft(path: $0) })
+                    // One transaction for the lot, and a job per batch of files: a folder of files
+                    // costs a few job rows, not one each.
+                    _ = try await queue.enqueue(IngestJobHandler.drafts(paths: paths))
                 } catch {
                     // The next rescan finds the files again.
                     logger.error("cannot queue the ingestion of \(paths.count) path(s) (\(paths.prefix(3).joined(separator: ", "))…): \(error)")

@@ -1,4 +1,5 @@
 import Foundation
+import StenoAPI
 import StenoCore
 import StenoStore
 
@@ -7,78 +8,165 @@ extension IngestJobHandler: BatchJobHandler {
     /// enough that two workers share a burst and the first recordings appear soon. Measured
     /// (release, 2,000 files dropped at once, 2 workers): 64 → 590 ms from enqueue to the last
     /// recording, 256 → 310 ms, 512 → 190–310 ms.
-    var maxBatchSize: Int { 256 }
+    static let filesPerBatch = 256
 
-    /// Reads the batch's paths together (hashing and parsing concurrently), then stores every
-    /// catalogued outcome and completes its job in one transaction, each fenced by its claim.
-    /// Anything else (gone, ignored, a sidecar, an error) is finished job by job as `run` would.
+    /// Jobs claimed together: jobs of many files hold ``pathsPerJob`` each, so a batch holds at
+    /// most ``filesPerBatch`` files (lone files are batched a few at a time).
+    var maxBatchSize: Int { Self.filesPerBatch / Self.pathsPerJob }
+
+    /// Reads every file of the batch's jobs together (hashing and parsing concurrently), then
+    /// stores every catalogued outcome and completes its job in one transaction, each job fenced
+    /// by its claim. Other outcomes (gone, ignored, a sidecar) are stored file by file first.
+    /// A file that fails in a job of many is split out into a job of its own; a job of one file
+    /// fails as `run` would.
     func runBatch(_ claims: [ClaimedJob], context: JobContext) async -> [BatchItemOutcome] {
-        var outcomes = [BatchItemOutcome](
-            repeating: .finished(.failure(JobError.permanent("not run"))), count: claims.count)
-        var pending: [(index: Int, path: String)] = []
+        var outcomes = [BatchItemOutcome](repeating: .finished(.failure(JobError.permanent("not run"))), count: claims.count)
+        var files: [(claim: Int, path: String)] = []
+        var pathsOfClaim: [[String]] = Array(repeating: [], count: claims.count)
         for (index, claim) in claims.enumerated() {
             do {
-                pending.append((index, try Self.path(of: claim.job)))
+                pathsOfClaim[index] = try Self.paths(of: claim.job)
+                files += pathsOfClaim[index].map { (index, $0) }
             } catch {
                 outcomes[index] = .finished(.failure(error))
             }
         }
         let now = Date()
-        let readings = await ingestor.read(pending.map(\.path), now: now)
-        var fenced: [(index: Int, path: String, ingest: FencedIngest)] = []
-        for ((index, path), reading) in zip(pending, readings) {
-            switch reading {
-            case .success(.record(let record)):
-                fenced.append((index, path, FencedIngest(claim: claims[index], record: record)))
-            case .success(let reading):
-                outcomes[index] = .finished(await finishAlone(claims[index].job, path: path, reading: reading, now: now, context: context))
-            case .failure(let error as IngestError):
-                outcomes[index] = .finished(.failure(JobError.permanent(error.description)))
-            case .failure(let error):
-                outcomes[index] = .finished(.failure(error))
-            }
-        }
-        guard !fenced.isEmpty else { return outcomes }
-        if let store = ingestor.store as? any IngestBatchStore {
+        let readings = await ingestor.read(files.map(\.path), now: now)
+        var batch = ClaimFiles(claims: claims.count)
+        for (file, reading) in zip(files, readings) {
+            let claim = claims[file.claim]
             do {
-                // Linking is queued in the same transaction as the recordings it links.
-                let linking = linkingDrafts(priority: claims.first?.job.priority ?? JobPriority.normal)
-                let results = try await store.recordIngests(
-                    fenced.map(\.ingest), jobResult: { Self.result(for: $0) }, followUps: linking, now: Date())
-                var queuedLinking = false
-                for (item, result) in zip(fenced, results) {
-                    if case .recorded(let recording) = result {
-                        Self.noteFailure(of: recording, path: item.path, context: context)
-                        queuedLinking = queuedLinking || recording.status == .ready
-                    } else {
-                        context.logger.warning(
-                            "outcome dropped: stale lease (the lease expired and the job was requeued or taken over)",
-                            metadata: ["job": "\(item.ingest.claim.job.id)", "path": .string(item.path)])
-                    }
-                    outcomes[item.index] = .recorded
+                switch try reading.get() {
+                case .record(let record):
+                    batch.records[file.claim].append(FencedIngest(claim: claim, record: record))
+                case let other:
+                    let outcome = try await ingestor.apply(other, now: now)
+                    batch.entries[file.claim][file.path] = try await fileResult(outcome, path: file.path, priority: claim.job.priority)
                 }
-                if queuedLinking { queue.wake() }
-                return outcomes
             } catch {
-                context.logger.warning("could not store the batch at once (\(error)); storing its files one by one")
+                await batch.fail(file.path, of: file.claim, pathsOfClaim: pathsOfClaim, error: error, handler: self, claim: claim, context: context)
             }
         }
-        for item in fenced {
-            outcomes[item.index] = .finished(
-                await finishAlone(claims[item.index].job, path: item.path, reading: .record(item.ingest.record), now: now, context: context))
+        let stored = await store(batch, claims: claims, pathsOfClaim: pathsOfClaim, now: now, context: context)
+        for index in claims.indices where pathsOfClaim[index].count > 0 {
+            if let error = stored.failures[index] {
+                outcomes[index] = .finished(.failure(error))
+            } else if stored.recorded.contains(index) {
+                outcomes[index] = .recorded
+            } else {
+                let result = Self.jobResult(paths: pathsOfClaim[index], entries: stored.entries[index])
+                outcomes[index] = .finished(.success(.succeeded(result: result)))
+            }
         }
         return outcomes
     }
 
-    /// Stores one reading in a transaction of its own; the pool completes the job.
-    private func finishAlone(
-        _ job: Job, path: String, reading: RecordingIngestor.Reading, now: Date, context: JobContext
-    ) async -> Result<JobOutcome, any Error> {
-        do {
-            let outcome = try await ingestor.apply(reading, now: now)
-            return .success(try await finish(job, path: path, outcome: outcome, context: context))
-        } catch {
-            return .failure(error)
+    /// What became of each claim's files so far.
+    struct ClaimFiles {
+        /// Catalogued outcomes to store together.
+        var records: [[FencedIngest]]
+        /// Result entries of files already dealt with, by path.
+        var entries: [[String: JSONValue]]
+        /// Jobs of one file that failed, with why.
+        var failures: [Int: any Error] = [:]
+
+        init(claims: Int) {
+            records = Array(repeating: [], count: claims)
+            entries = Array(repeating: [:], count: claims)
         }
+
+        /// A file failed: a job of one file fails with it (permanently for bad input), a file of
+        /// a job of many is split out into a job of its own.
+        mutating func fail(
+            _ path: String, of index: Int, pathsOfClaim: [[String]], error: any Error, handler: IngestJobHandler, claim: ClaimedJob,
+            context: JobContext
+        ) async {
+            let failure: any Error = (error as? IngestError).map { JobError.permanent($0.description) } ?? error
+            guard pathsOfClaim[index].count > 1 else {
+                failures[index] = failure
+                return
+            }
+            do {
+                entries[index][path] = try await handler.splitOut(path, priority: claim.job.priority, because: error, context: context)
+            } catch {
+                failures[index] = error
+            }
+        }
+    }
+
+    /// Stores the batch's catalogued outcomes with their jobs' completions in one transaction;
+    /// should that fail as a whole, file by file (a file failing alone is failed or split out).
+    /// Returns which claims were completed by the store, and the rest's entries and failures.
+    private func store(
+        _ files: ClaimFiles, claims: [ClaimedJob], pathsOfClaim: [[String]], now: Date, context: JobContext
+    ) async -> (recorded: Set<Int>, entries: [[String: JSONValue]], failures: [Int: any Error]) {
+        var batch = files
+        let storable = claims.indices.filter { batch.failures[$0] == nil && !batch.records[$0].isEmpty }
+        guard !storable.isEmpty else { return ([], batch.entries, batch.failures) }
+        if let store = ingestor.store as? any IngestBatchStore {
+            let items = storable.flatMap { batch.records[$0] }
+            // Each job's result names all of its files: those stored now and those dealt with before.
+            var entriesOfJob: [Int64: (paths: [String], entries: [String: JSONValue])] = [:]
+            for index in storable { entriesOfJob[claims[index].job.id] = (pathsOfClaim[index], batch.entries[index]) }
+            let known = entriesOfJob
+            let recordPaths = Dictionary(grouping: items, by: \.claim.job.id).mapValues { $0.map(\.record.path) }
+            do {
+                // Linking is queued in the same transaction as the recordings it links.
+                let results = try await store.recordIngests(
+                    items,
+                    jobResult: { claim, recordings in
+                        guard let job = known[claim.job.id] else { return nil }
+                        var entries = job.entries
+                        for (path, recording) in zip(recordPaths[claim.job.id] ?? [], recordings) {
+                            entries[path] = ["path": .string(path), "recording": .int(recording.id), "status": .string(recording.status.rawValue)]
+                        }
+                        return Self.jobResult(paths: job.paths, entries: entries)
+                    },
+                    followUps: linkingDrafts(priority: claims.first?.job.priority ?? JobPriority.normal), now: Date())
+                var queuedLinking = false
+                for (item, result) in zip(items, results) {
+                    if case .recorded(let recording) = result {
+                        Self.noteFailure(of: recording, path: item.record.path, context: context)
+                        queuedLinking = queuedLinking || recording.status == .ready
+                    } else {
+                        context.logger.warning(
+                            "outcome dropped: stale lease (the lease expired and the job was requeued or taken over)",
+                            metadata: ["job": "\(item.claim.job.id)", "path": .string(item.record.path)])
+                    }
+                }
+                if queuedLinking { queue.wake() }
+                return (Set(storable), batch.entries, batch.failures)
+            } catch {
+                context.logger.warning("could not store the batch at once (\(error)); storing its files one by one")
+            }
+        }
+        for index in storable {
+            for item in batch.records[index] {
+                let path = item.record.path
+                do {
+                    let outcome = try await ingestor.apply(.record(item.record), now: now)
+                    if case .recorded(let recording) = outcome {
+                        Self.noteFailure(of: recording, path: path, context: context)
+                        try await queueLinking([recording], priority: item.claim.job.priority)
+                    }
+                    batch.entries[index][path] = try await fileResult(outcome, path: path, priority: item.claim.job.priority)
+                } catch {
+                    await batch.fail(path, of: index, pathsOfClaim: pathsOfClaim, error: error, handler: self, claim: item.claim, context: context)
+                }
+            }
+        }
+        return ([], batch.entries, batch.failures)
+    }
+
+    /// A job's result from its files' entries: a job of one file has that file's entry (without
+    /// the path its payload names), a job of many `{"files": [entry, …]}` in payload order.
+    static func jobResult(paths: [String], entries: [String: JSONValue]) -> String {
+        guard paths.count > 1 else {
+            guard let path = paths.first, case .object(var entry)? = entries[path] else { return "{}" }
+            entry["path"] = nil
+            return JSONValue.object(entry).serializedString
+        }
+        return JSONValue.object(["files": .array(paths.map { entries[$0] ?? ["path": .string($0)] })]).serializedString
     }
 }

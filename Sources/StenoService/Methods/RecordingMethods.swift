@@ -54,10 +54,9 @@ struct RecordingMethods: Sendable {
             }
             let files = isDirectory.boolValue
                 ? InboxScanner.scan(inbox: inbox, relativeFolder: relative).files.keys.sorted() : [relative]
-            for file in files {
-                let job = try await queue.enqueue(IngestJobHandler.draft(path: file, priority: JobPriority.interactive)).job
-                jobs.append(.init(path: file, jobID: job.id))
-            }
+            let chunks = IngestJobHandler.chunks(files)
+            let queued = try await queue.enqueue(chunks.map { IngestJobHandler.draft(paths: $0, priority: JobPriority.interactive) })
+            for (chunk, result) in zip(chunks, queued) { jobs += chunk.map { .init(path: $0, jobID: result.job.id) } }
         }
         return IngestResult(jobs: jobs)
     }

@@ -20,43 +20,46 @@ extension SQLiteCatalog: IngestBatchStore {
     }
 
     public func recordIngests(
-        _ items: [FencedIngest], jobResult: @escaping @Sendable (Recording) -> String?,
+        _ items: [FencedIngest], jobResult: @escaping @Sendable (ClaimedJob, [Recording]) -> String?,
         followUps: @escaping @Sendable ([Recording]) -> [JobDraft], now: Date
     ) async throws -> [FencedIngestResult] {
         guard !items.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
         return try await writer.write { db in
-            // Nothing can claim a job between this check and the completion below: both are
-            // in this one write transaction.
-            var recordingIDs: [Int64?] = []
-            recordingIDs.reserveCapacity(items.count)
-            for item in items {
-                guard try Self.holdsLease(item.claim, in: db) else {
-                    recordingIDs.append(nil)
-                    continue
-                }
-                recordingIDs.append(try Self.recordIngest(item.record, in: db))
+            // The items of each job, in order; each job's lease checked once. Nothing can claim a
+            // job between this check and the completion below: both are in this transaction.
+            var claims: [ClaimedJob] = []
+            var itemsOfJob: [Int64: [Int]] = [:]
+            for (index, item) in items.enumerated() {
+                if itemsOfJob[item.claim.job.id] == nil { claims.append(item.claim) }
+                itemsOfJob[item.claim.job.id, default: []].append(index)
+            }
+            var held: Set<Int64> = []
+            for claim in claims where try Self.holdsLease(claim, in: db) { held.insert(claim.job.id) }
+            var recordingIDs = [Int64?](repeating: nil, count: items.count)
+            for (index, item) in items.enumerated() where held.contains(item.claim.job.id) {
+                recordingIDs[index] = try Self.recordIngest(item.record, in: db)
             }
             let ids = Array(Set(recordingIDs.compactMap { $0 })).sorted()
             try Self.refreshRecordingSearch(db, ids: ids)
             var recordings: [Int64: Recording] = [:]
             for recording in try Self.fetchRecordings(db, ids: ids) { recordings[recording.id] = recording }
-            var results: [FencedIngestResult] = []
-            results.reserveCapacity(items.count)
+            var results = [FencedIngestResult](repeating: .staleLease, count: items.count)
             var stored: [Recording] = []
-            for (item, id) in zip(items, recordingIDs) {
-                guard let id, let recording = recordings[id] else {
-                    results.append(.staleLease)
-                    continue
+            for claim in claims where held.contains(claim.job.id) {
+                let indices = itemsOfJob[claim.job.id] ?? []
+                let ofJob = indices.compactMap { recordingIDs[$0].flatMap { recordings[$0] } }
+                guard ofJob.count == indices.count else {
+                    throw StoreError.failedPrecondition("a recording of job \(claim.job.id) was stored but cannot be read back")
                 }
-                let result = jobResult(recording)
+                let result = jobResult(claim, ofJob)
                 if let result { try Self.requireJSON(result, in: db, what: "result") }
-                guard try Self.completeClaim(item.claim, result: result, nowMilliseconds: nowMilliseconds, in: db) else {
+                guard try Self.completeClaim(claim, result: result, nowMilliseconds: nowMilliseconds, in: db) else {
                     // Unreachable: the lease was checked in this transaction.
-                    throw Self.staleLease(item.claim)
+                    throw Self.staleLease(claim)
                 }
-                results.append(.recorded(recording))
-                stored.append(recording)
+                for (index, recording) in zip(indices, ofJob) { results[index] = .recorded(recording) }
+                stored += ofJob
             }
             // Queued with the outcomes they follow from: none is lost to a crash in between.
             for draft in followUps(stored) { _ = try Self.enqueue(draft, in: db, now: now) }

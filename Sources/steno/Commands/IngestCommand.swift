@@ -46,7 +46,14 @@ struct IngestCommand: ParsableCommand {
         var table = TableWriter(["PATH", "RESULT", "RECORDING", "DETAIL"])
         var counts: [String: Int] = [:]
         for (path, job) in jobs {
-            let result = job.result.flatMap { try? JSONValue.parse($0) }
+            var result = job.result.flatMap { try? JSONValue.parse($0) }
+            // A job of many files has an entry per file.
+            if case .array(let files)? = result?["files"] { result = files.first { $0["path"]?.stringValue == path } }
+            if let retried = result?["retriedAs"]?.intValue {
+                counts["retrying", default: 0] += 1
+                table.add([path, "retrying", "-", "on its own as job \(retried): steno jobs show \(retried)"])
+                continue
+            }
             var outcome = job.state == .succeeded ? "ok" : job.state.rawValue
             var detail = job.state == .succeeded ? "" : (job.lastError ?? "")
             let recordingID = result?["recording"]?.intValue

@@ -7,7 +7,8 @@ import StenoCore
 
 /// Waits for background jobs with a progress bar: `steno ingest --wait`, `steno sync --wait`.
 enum JobWaiting {
-    /// Polls the jobs until each has finished (succeeded, dead or cancelled).
+    /// Polls the jobs until each has finished (succeeded, dead or cancelled). An id may repeat
+    /// (a job of several files): the progress counts entries, so it counts files.
     ///
     /// - Throws: a `CLIFailure` naming `what` when `timeout` seconds pass first.
     static func wait(for ids: [Int64], label: String, what: String, timeout: Double, client: StenoClient) throws -> [Int64: Job] {
@@ -19,7 +20,7 @@ enum JobWaiting {
                 let job = try client.call(StenoMethods.jobsGet, JobIDParams(id: id))
                 if [.succeeded, .dead, .cancelled].contains(job.state) { finished[id] = job }
             }
-            progress.update(finished.count)
+            progress.update(ids.filter { finished[$0] != nil }.count)
             if finished.count < Set(ids).count {
                 guard Date() < deadline else {
                     progress.finish()
