@@ -49,9 +49,9 @@ struct MirrorWriter {
             : try existingRows(calendarID: calendarID, resources: changes.updatedResources.map(\.resource) + changes.removedResources)
         for update in changes.updatedResources {
             try replace(resource: update, calendarID: calendarID, existing: existing[update.resource] ?? [:], window: changes.window)
-            try remember(resource: update.resource, etag: update.etag, calendarID: calendarID)
             existing[update.resource] = nil
         }
+        try remember(changes.updatedResources, calendarID: calendarID)
         for resource in changes.removedResources {
             try tombstone(existing[resource] ?? [:])
             try forget(resource: resource, calendarID: calendarID)
@@ -120,33 +120,40 @@ struct MirrorWriter {
         return rows
     }
 
-    /// resource → remote id → row, for the event rows of the named resources only.
+    /// resource → remote id → row, for the event rows of the named resources only (one query,
+    /// the names passed as a JSON array).
     func existingRows(calendarID: Int64, resources: [String]) throws -> [String: [String: ExistingRow]] {
         var rows: [String: [String: ExistingRow]] = [:]
-        let select = try db.cachedStatement(
-            sql: """
-                SELECT id, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id, starts_at
-                FROM events WHERE calendar_id = ? AND resource = ?
-                """)
-        for resource in resources where rows[resource] == nil {
-            var resourceRows: [String: ExistingRow] = [:]
-            let cursor = try Row.fetchCursor(select, arguments: [calendarID, resource])
-            while let row = try cursor.next() { resourceRows[row["remote_id"]] = ExistingRow(row) }
-            rows[resource] = resourceRows
+        for resource in resources { rows[resource] = [:] }
+        let cursor = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, resource, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id, starts_at
+                    FROM events WHERE calendar_id = ? AND resource IN (SELECT value FROM json_each(?))
+                    """),
+            arguments: [calendarID, SQLiteCatalog.jsonArray(Array(Set(resources)))])
+        while let row = try cursor.next() {
+            rows[row["resource"], default: [:]][row["remote_id"]] = ExistingRow(row)
         }
         return rows
     }
 
-    /// Records a resource and its ETag, with or without occurrences in the window, so ETag
-    /// comparison knows it next time.
-    func remember(resource: String, etag: String?, calendarID: Int64) throws {
+    /// Records resources and their ETags, with or without occurrences in the window, so ETag
+    /// comparison knows them next time: one statement for all, the pairs passed as one JSON
+    /// array.
+    func remember(_ updates: [ResourceUpdate], calendarID: Int64) throws {
+        guard !updates.isEmpty else { return }
+        let pairs = "[" + updates.map { "[" + SQLiteCatalog.jsonArray([$0.resource, $0.etag]).dropFirst().dropLast() + "]" }
+            .joined(separator: ",") + "]"
         try db.cachedStatement(
             sql: """
-                INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at) VALUES (?, ?, ?, ?)
+                INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at)
+                SELECT ?, value ->> 0, value ->> 1, ? FROM json_each(?)
+                WHERE true
                 ON CONFLICT(calendar_id, resource) DO UPDATE SET etag = excluded.etag, updated_at = excluded.updated_at
                 WHERE etag IS NOT excluded.etag
                 """
-        ).execute(arguments: [calendarID, resource, etag, now])
+        ).execute(arguments: [calendarID, now, pairs])
     }
 
     /// Drops a resource the source deleted.
@@ -174,7 +181,8 @@ struct MirrorWriter {
             let eventID = try upsertEvent(
                 occurrence, calendarID: calendarID, resource: update.resource, etag: update.etag, fingerprint: fingerprint,
                 meetingID: meetingID)
-            try replaceAttendees(eventID: eventID, occurrence.attendees)
+            // A row just inserted has no attendees to replace.
+            try replaceAttendees(eventID: eventID, occurrence.attendees, replacing: previous != nil)
             if previous == nil || previous?.isDeleted == true { summary.inserted += 1 } else { summary.updated += 1 }
             summary.touchedMeetingIDs.insert(meetingID)
             if let old = previous?.meetingID, old != meetingID { summary.touchedMeetingIDs.insert(old) }
@@ -241,8 +249,8 @@ struct MirrorWriter {
 
     /// Replaces an event's attendees: one multi-row INSERT per event (up to 50 rows each, so
     /// the statement cache holds few shapes) rather than one statement per attendee.
-    func replaceAttendees(eventID: Int64, _ attendees: [Attendee]) throws {
-        try db.cachedStatement(sql: "DELETE FROM event_attendees WHERE event_id = ?").execute(arguments: [eventID])
+    func replaceAttendees(eventID: Int64, _ attendees: [Attendee], replacing: Bool) throws {
+        if replacing { try db.cachedStatement(sql: "DELETE FROM event_attendees WHERE event_id = ?").execute(arguments: [eventID]) }
         let valid = attendees.filter { !$0.email.isEmpty }
         for start in stride(from: 0, to: valid.count, by: 50) {
             let batch = valid[start..<min(start + 50, valid.count)]

@@ -302,7 +302,13 @@ extension SQLiteCatalog {
 
     /// A JSON array of strings, for `json_each` (one cached statement whatever the count).
     static func jsonArray(_ strings: [String]) -> String {
+        jsonArray(strings.map(Optional.some))
+    }
+
+    /// A JSON array of strings and nulls, for `json_each`.
+    static func jsonArray(_ strings: [String?]) -> String {
         "[" + strings.map { string in
+            guard let string else { return "null" }
             var escaped = "\""
             for scalar in string.unicodeScalars {
                 switch scalar {
