@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "StenoAPI", dependencies: ["StenoCore"]),
         .target(
             name: "StenoStore",
-            dependencies: ["StenoCore", .product(name: "GRDB", package: "GRDB.swift")],
+            // GRDBSQLite: SQLite's C API, for binding the mirror's bulk writes directly.
+            dependencies: ["StenoCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             plugins: ["EmbedSchemaPlugin"]
         ),
         .target(name: "StenoMedia", dependencies: ["StenoCore"]),

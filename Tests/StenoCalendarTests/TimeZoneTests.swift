@@ -23,6 +23,8 @@ struct TimeZoneTests {
         let utc = WindowsTimeZones.ianaIdentifier(forWindowsName: "UTC")
         #expect(utc == "Etc/UTC" || utc == "UTC")
         #expect(WindowsTimeZones.ianaIdentifier(forWindowsName: "Europe/Berlin") == nil)
+        #expect(WindowsTimeZones.ianaIdentifier(forWindowsName: "\"w. europe standard time\" \t") == "Europe/Berlin")
+        #expect(WindowsTimeZones.ianaIdentifier(forWindowsName: "' '") == nil)
         #expect(WindowsTimeZones.table.count > 130)
         // Every mapped name is known to the system's tz database.
         for (windows, iana) in WindowsTimeZones.table {

@@ -13,9 +13,20 @@ public enum WindowsTimeZones {
     ///
     /// Matching ignores case and surrounding whitespace/quotes, since real-world TZIDs vary.
     public static func ianaIdentifier(forWindowsName name: String) -> String? {
-        let trimmed = name.trimmingCharacters(in: CharacterSet(charactersIn: "\"' \t"))
+        // Most names arrive exactly as in the table: look them up before any trimming (a
+        // calendar sync maps tens of thousands).
+        if let exact = table[name] { return exact }
+        var scalars = Substring(name).unicodeScalars
+        while let first = scalars.first, isPadding(first) { scalars.removeFirst() }
+        while let last = scalars.last, isPadding(last) { scalars.removeLast() }
+        let trimmed = String(scalars)
         if let exact = table[trimmed] { return exact }
         return lowercased[trimmed.lowercased()]
+    }
+
+    /// Quotes and blanks that real-world TZIDs come wrapped in.
+    private static func isPadding(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\"" || scalar == "'" || scalar == " " || scalar == "\t"
     }
 
     /// Whether the name is a known Windows zone name.

@@ -6,15 +6,30 @@ import StenoCore
 enum EventFingerprint {
     static func of(_ occurrence: EventOccurrence, etag: String?) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String?) {
-            for byte in (text ?? "\u{0}").utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
-            }
-            hash ^= 0x1f
+        func mix(byte: UInt8) {
+            hash ^= UInt64(byte)
             hash &*= 0x100_0000_01b3
         }
-        func mix(_ date: Date?) { mix(date.map { String(SQLiteCatalog.milliseconds($0)) }) }
+        func mix(_ text: String?) {
+            for byte in (text ?? "\u{0}").utf8 { mix(byte: byte) }
+            mix(byte: 0x1f)
+        }
+        // An instant mixes in as the decimal digits of its milliseconds, written out without
+        // building a string (a sync fingerprints tens of thousands of events).
+        func mix(_ date: Date?) {
+            guard let date else { return mix(nil as String?) }
+            let milliseconds = SQLiteCatalog.milliseconds(date)
+            if milliseconds < 0 { mix(byte: UInt8(ascii: "-")) }
+            var rest = milliseconds.magnitude
+            var divisor: UInt64 = 1
+            while rest / divisor >= 10 { divisor *= 10 }
+            while divisor > 0 {
+                mix(byte: UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
+            mix(byte: 0x1f)
+        }
         mix(etag)
         mix(occurrence.iCalUID)
         mix(occurrence.seriesUID)

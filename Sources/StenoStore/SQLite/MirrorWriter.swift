@@ -143,8 +143,15 @@ struct MirrorWriter {
     /// array.
     func remember(_ updates: [ResourceUpdate], calendarID: Int64) throws {
         guard !updates.isEmpty else { return }
-        let pairs = "[" + updates.map { "[" + SQLiteCatalog.jsonArray([$0.resource, $0.etag]).dropFirst().dropLast() + "]" }
-            .joined(separator: ",") + "]"
+        var pairs = "["
+        for (index, update) in updates.enumerated() {
+            pairs += index == 0 ? "[" : ",["
+            SQLiteCatalog.appendJSON(update.resource, to: &pairs)
+            pairs += ","
+            SQLiteCatalog.appendJSON(update.etag, to: &pairs)
+            pairs += "]"
+        }
+        pairs += "]"
         try db.cachedStatement(
             sql: """
                 INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at)
@@ -203,65 +210,84 @@ struct MirrorWriter {
     }
 
     func upsertMeeting(_ occurrence: EventOccurrence) throws -> Int64 {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
-                    ends_at = excluded.ends_at, updated_at = excluded.updated_at
-                RETURNING id
-                """)
-        let arguments: StatementArguments = [
-            occurrence.meetingIdentity, occurrence.title, SQLiteCatalog.milliseconds(occurrence.start),
-            SQLiteCatalog.milliseconds(occurrence.end), now, now,
-        ]
-        return try Int64.fetchOne(statement, arguments: arguments) ?? 0
+        var statement = try DirectStatement(
+            """
+            INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
+                ends_at = excluded.ends_at, updated_at = excluded.updated_at
+            RETURNING id
+            """, in: db)
+        statement.bind(occurrence.meetingIdentity)
+        statement.bind(occurrence.title)
+        statement.bind(SQLiteCatalog.milliseconds(occurrence.start))
+        statement.bind(SQLiteCatalog.milliseconds(occurrence.end))
+        statement.bind(now)
+        statement.bind(now)
+        return try statement.fetchInt64() ?? 0
     }
 
     func upsertEvent(
         _ occurrence: EventOccurrence, calendarID: Int64, resource: String, etag: String?, fingerprint: Int64, meetingID: Int64
     ) throws -> Int64 {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, recurrence_id, meeting_id, title, starts_at, ends_at,
-                    time_zone, is_all_day, all_day_start, all_day_end, status, organizer_email, organizer_name, location,
-                    online_meeting_url, web_link, etag, deleted_at, updated_at, resource, fingerprint)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
-                ON CONFLICT(calendar_id, remote_id) DO UPDATE SET ical_uid = excluded.ical_uid, series_uid = excluded.series_uid,
-                    recurrence_id = excluded.recurrence_id, meeting_id = excluded.meeting_id, title = excluded.title,
-                    starts_at = excluded.starts_at, ends_at = excluded.ends_at, time_zone = excluded.time_zone,
-                    is_all_day = excluded.is_all_day, all_day_start = excluded.all_day_start, all_day_end = excluded.all_day_end,
-                    status = excluded.status, organizer_email = excluded.organizer_email, organizer_name = excluded.organizer_name,
-                    location = excluded.location, online_meeting_url = excluded.online_meeting_url, web_link = excluded.web_link,
-                    etag = excluded.etag, deleted_at = NULL, updated_at = excluded.updated_at, resource = excluded.resource,
-                    fingerprint = excluded.fingerprint
-                RETURNING id
-                """)
-        let arguments: StatementArguments = [
-            calendarID, occurrence.remoteID, occurrence.iCalUID, occurrence.seriesUID,
-            occurrence.recurrenceID.map(SQLiteCatalog.milliseconds), meetingID, occurrence.title,
-            SQLiteCatalog.milliseconds(occurrence.start), SQLiteCatalog.milliseconds(occurrence.end), occurrence.timeZone,
-            occurrence.isAllDay, occurrence.allDayStart, occurrence.allDayEnd, occurrence.status.rawValue,
-            occurrence.organizer?.email, occurrence.organizer?.name, occurrence.location, occurrence.onlineMeetingURL,
-            occurrence.webLink, etag, now, resource, fingerprint,
-        ]
-        return try Int64.fetchOne(statement, arguments: arguments) ?? 0
+        var statement = try DirectStatement(
+            """
+            INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, recurrence_id, meeting_id, title, starts_at, ends_at,
+                time_zone, is_all_day, all_day_start, all_day_end, status, organizer_email, organizer_name, location,
+                online_meeting_url, web_link, etag, deleted_at, updated_at, resource, fingerprint)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+            ON CONFLICT(calendar_id, remote_id) DO UPDATE SET ical_uid = excluded.ical_uid, series_uid = excluded.series_uid,
+                recurrence_id = excluded.recurrence_id, meeting_id = excluded.meeting_id, title = excluded.title,
+                starts_at = excluded.starts_at, ends_at = excluded.ends_at, time_zone = excluded.time_zone,
+                is_all_day = excluded.is_all_day, all_day_start = excluded.all_day_start, all_day_end = excluded.all_day_end,
+                status = excluded.status, organizer_email = excluded.organizer_email, organizer_name = excluded.organizer_name,
+                location = excluded.location, online_meeting_url = excluded.online_meeting_url, web_link = excluded.web_link,
+                etag = excluded.etag, deleted_at = NULL, updated_at = excluded.updated_at, resource = excluded.resource,
+                fingerprint = excluded.fingerprint
+            RETURNING id
+            """, in: db)
+        statement.bind(calendarID)
+        statement.bind(occurrence.remoteID)
+        statement.bind(occurrence.iCalUID)
+        statement.bind(occurrence.seriesUID)
+        statement.bind(occurrence.recurrenceID.map(SQLiteCatalog.milliseconds))
+        statement.bind(meetingID)
+        statement.bind(occurrence.title)
+        statement.bind(SQLiteCatalog.milliseconds(occurrence.start))
+        statement.bind(SQLiteCatalog.milliseconds(occurrence.end))
+        statement.bind(occurrence.timeZone)
+        statement.bind(occurrence.isAllDay)
+        statement.bind(occurrence.allDayStart)
+        statement.bind(occurrence.allDayEnd)
+        statement.bind(occurrence.status.rawValue)
+        statement.bind(occurrence.organizer?.email)
+        statement.bind(occurrence.organizer?.name)
+        statement.bind(occurrence.location)
+        statement.bind(occurrence.onlineMeetingURL)
+        statement.bind(occurrence.webLink)
+        statement.bind(etag)
+        statement.bind(now)
+        statement.bind(resource)
+        statement.bind(fingerprint)
+        return try statement.fetchInt64() ?? 0
     }
 
-    /// Replaces an event's attendees: one multi-row INSERT per event (up to 50 rows each, so
-    /// the statement cache holds few shapes) rather than one statement per attendee.
+    /// Replaces an event's attendees (a row just inserted has none to delete).
     func replaceAttendees(eventID: Int64, _ attendees: [Attendee], replacing: Bool) throws {
-        if replacing { try db.cachedStatement(sql: "DELETE FROM event_attendees WHERE event_id = ?").execute(arguments: [eventID]) }
-        let valid = attendees.filter { !$0.email.isEmpty }
-        for start in stride(from: 0, to: valid.count, by: 50) {
-            let batch = valid[start..<min(start + 50, valid.count)]
-            let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", ")
-            let insert = try db.cachedStatement(
-                sql: "INSERT INTO event_attendees (event_id, email, name, role, response) VALUES \(rows) ON CONFLICT(event_id, email) DO NOTHING")
-            var arguments = StatementArguments()
-            for attendee in batch {
-                arguments += [eventID, attendee.email, attendee.name, attendee.role.rawValue, attendee.response.rawValue]
-            }
-            try insert.execute(arguments: arguments)
+        if replacing {
+            var delete = try DirectStatement("DELETE FROM event_attendees WHERE event_id = ?", in: db)
+            delete.bind(eventID)
+            try delete.execute()
+        }
+        for attendee in attendees where !attendee.email.isEmpty {
+            var insert = try DirectStatement(
+                "INSERT INTO event_attendees (event_id, email, name, role, response) VALUES (?, ?, ?, ?, ?) ON CONFLICT(event_id, email) DO NOTHING",
+                in: db)
+            insert.bind(eventID)
+            insert.bind(attendee.email)
+            insert.bind(attendee.name)
+            insert.bind(attendee.role.rawValue)
+            insert.bind(attendee.response.rawValue)
+            try insert.execute()
         }
     }
 }
