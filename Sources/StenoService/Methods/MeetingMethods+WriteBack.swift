@@ -69,9 +69,11 @@ extension MeetingMethods {
         // Members rename only meetings they can see; the store's visibility says which.
         _ = try await store.meeting(id: params.id, visibleTo: RecordingMethods.visibility(of: caller))
         let sources = try await store.eventSources(meetingID: params.id).filter { writeBack.writers[$0.provider] != nil }
-        let own = sources.filter { $0.ownerID == caller.user?.id }
-        // The organizer's copy first: renaming it renames the meeting for everyone invited.
-        let candidates = (caller.isAdmin ? own + sources : own).sorted { $0.ownerOrganizes && !$1.ownerOrganizes }
+        func isOwn(_ source: EventSource) -> Bool { source.ownerID == caller.user?.id }
+        // The organizer's copy first (renaming it renames the meeting for everyone invited),
+        // then the caller's own; members only ever their own.
+        let candidates = sources.filter { caller.isAdmin || isOwn($0) }
+            .sorted { ($0.ownerOrganizes ? 0 : 1, isOwn($0) ? 0 : 1, $0.eventID) < ($1.ownerOrganizes ? 0 : 1, isOwn($1) ? 0 : 1, $1.eventID) }
         guard let source = candidates.first else {
             throw RPCError.failedPrecondition(
                 sources.isEmpty
