@@ -87,11 +87,6 @@ struct IngestBenchmark: ParsableCommand {
         for (method, run) in runs {
             row(["stenod drop (\(method.rawValue)) → ready", String(format: "%.0f", run.readyRate), String(format: "%.0f%%", run.readyRate / shaRate * 100)])
             row(["  … and linked (queue empty)", String(format: "%.0f", run.drainedRate), String(format: "%.0f%%", run.drainedRate / shaRate * 100)])
-            // Moved files all start to settle when the renames end (copied ones while cp runs).
-            if method == .mv {
-                let settled = run.settledRate(settle: settle)
-                row(["  … once settled (daemon's work)", String(format: "%.0f", settled), String(format: "%.0f%%", settled / shaRate * 100)])
-            }
         }
         row(["Steno parsers alone", String(format: "%.0f", parseRate), String(format: "%.1f×", parseRate / shaRate)])
         for (name, rate) in others {
@@ -101,8 +96,10 @@ struct IngestBenchmark: ParsableCommand {
         for (method, run) in runs {
             print(
                 "end to end (\(method.rawValue)): \(run.ready) ready, \(run.failed) failed in \(String(format: "%.3f", run.readySeconds)) s "
-                    + "(dropping took \(String(format: "%.3f", run.dropSeconds)) s); "
-                    + "queue empty after \(String(format: "%.3f", run.drainedSeconds)) s (settle interval \(settle) s included, \(workers) workers)")
+                    + "(dropping took \(String(format: "%.3f", run.dropSeconds)) s, the last ready "
+                    + "\(String(format: "%.3f", run.readySeconds - run.dropSeconds)) s after it ended); "
+                    + "queue empty after \(String(format: "%.3f", run.drainedSeconds)) s (settle interval \(settle) s, "
+                    + "\(method == .mv ? "already over for files written before" : "waited for by every new file"), \(workers) workers)")
         }
         if failures > 0 { print("parse failures: \(failures)") }
         for (method, run) in runs {
@@ -115,9 +112,11 @@ struct IngestBenchmark: ParsableCommand {
 
     /// How files arrive in the inbox.
     enum DropMethod: String, ExpressibleByArgument, CaseIterable {
-        /// Renamed in from a folder on the same file system (how sync tools and `mv` deliver).
+        /// Renamed in from a folder on the same file system, keeping the mtime they were written
+        /// with (how sync tools and `mv` deliver).
         case mv
-        /// Copied in by `cp` (the copy's own time is part of the run).
+        /// Copied in by `cp`, so every file is new (the copy's own time and the whole settle
+        /// interval are part of the run).
         case cp
     }
 
@@ -134,9 +133,6 @@ struct IngestBenchmark: ParsableCommand {
         var readySeconds: Double
         var drainedSeconds: Double
         var readyRate: Double { Double(ready) / readySeconds }
-        /// Files per second once the last file had settled: the daemon's own work, without the
-        /// drop and the settle interval it is configured to wait.
-        func settledRate(settle: Double) -> Double { Double(ready) / max(0.001, readySeconds - dropSeconds - settle) }
         var drainedRate: Double { Double(ready) / drainedSeconds }
     }
 
@@ -154,7 +150,11 @@ struct IngestBenchmark: ParsableCommand {
         if method == .mv {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
             for path in paths {
-                try FileManager.default.copyItem(atPath: path, toPath: staging + "/" + (path as NSString).lastPathComponent)
+                let staged = staging + "/" + (path as NSString).lastPathComponent
+                try FileManager.default.copyItem(atPath: path, toPath: staged)
+                // The recording's own mtime, as sync tools set it before renaming a file into place.
+                let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
+                try FileManager.default.setAttributes([.modificationDate: written ?? Date()], ofItemAtPath: staged)
             }
         }
         let dropStart = Date()

@@ -35,10 +35,10 @@ struct InboxWatcherTests {
 
     func start(
         pollingOnly: Bool = false, known: [String: FileSignature] = [:], bufferLimit: Int = 4096,
-        slowStart: Bool = false
+        slowStart: Bool = false, settle: Duration = .milliseconds(400)
     ) -> (Task<Void, any Error>, ChangeLog) {
         var settings = InboxWatcherSettings()
-        settings.settleInterval = .milliseconds(400)
+        settings.settleInterval = settle
         settings.pollingOnly = pollingOnly
         settings.pollInterval = .milliseconds(300)
         let log = ChangeLog()
@@ -74,6 +74,27 @@ struct InboxWatcherTests {
         #expect(await log.wait { Set($0).isSuperset(of: all) }, "\(log.all)")
         try await Task.sleep(for: .milliseconds(600))
         #expect(log.all.count == 3, "each file once, litter ignored: \(log.all)")
+    }
+
+    @Test func aFileMovedInLongAfterItWasWrittenNeedsNoSettleWait() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        let (task, log) = start(settle: .seconds(3))
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        // As sync tools deliver: written elsewhere an hour ago, renamed into the inbox.
+        let outside = NSTemporaryDirectory() + "steno-old-\(getpid()).wav"
+        try "recorded an hour ago".write(toFile: outside, atomically: false, encoding: .utf8)
+        var times = [timeval(tv_sec: time(nil) - 3600, tv_usec: 0), timeval(tv_sec: time(nil) - 3600, tv_usec: 0)]
+        #expect(utimes(outside, &times) == 0)
+        let dropped = ContinuousClock.now
+        try write("alice/fresh.wav")
+        _ = rename(outside, inbox + "/alice/old.wav")
+        #expect(await log.wait(timeout: .seconds(2)) { $0.contains(.settled("alice/old.wav")) }, "\(log.all)")
+        #expect(ContinuousClock.now - dropped < .seconds(2))
+        // The file written just now still waits for the whole settle interval.
+        #expect(!log.all.contains(.settled("alice/fresh.wav")))
+        #expect(await log.wait(timeout: .seconds(6)) { $0.contains(.settled("alice/fresh.wav")) }, "\(log.all)")
+        #expect(ContinuousClock.now - dropped >= .seconds(3))
     }
 
     @Test func filesWrittenTheMomentTheirFolderAppearsAreAllReported() async throws {
@@ -168,6 +189,23 @@ struct SettleTrackerTests {
         #expect(tracker.settled(now: start + .seconds(2)) { _ in FileSignature(size: size, modifiedMilliseconds: 2) }.isEmpty)
         #expect(tracker.settled(now: start + .seconds(4)) { _ in FileSignature(size: size, modifiedMilliseconds: 2) } == ["a"])
         #expect(tracker.pendingCount == 0)
+    }
+
+    @Test func theTimeSinceTheMtimeCountsTowardsTheInterval() {
+        var tracker = SettleTracker(interval: .seconds(2))
+        let start = ContinuousClock.now
+        let old = FileSignature(size: 10, modifiedMilliseconds: 1)
+        tracker.noteClosed("old", signature: old, now: start, age: .seconds(3600))
+        tracker.noteClosed("half", signature: old, now: start, age: .seconds(1))
+        tracker.noteClosed("future", signature: old, now: start, age: .seconds(-50))
+        #expect(tracker.settled(now: start) { _ in old } == ["old"])
+        #expect(tracker.settled(now: start + .milliseconds(900)) { _ in old }.isEmpty)
+        #expect(tracker.settled(now: start + .seconds(1)) { _ in old } == ["half"])
+        #expect(tracker.settled(now: start + .seconds(2)) { _ in old } == ["future"])
+        // An old file that changes after it was noted starts again, like any other.
+        tracker.noteClosed("moved", signature: old, now: start, age: .seconds(3600))
+        #expect(tracker.settled(now: start) { _ in FileSignature(size: 11, modifiedMilliseconds: 9) }.isEmpty)
+        #expect(tracker.settled(now: start + .seconds(1)) { _ in FileSignature(size: 11, modifiedMilliseconds: 9) }.isEmpty)
     }
 
     @Test func afterLostEventsAFileThoughtMidWriteSettles() {

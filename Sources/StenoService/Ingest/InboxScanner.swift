@@ -21,6 +21,12 @@ struct FileSignature: Sendable, Hashable {
         self.size = size
         self.modifiedMilliseconds = modifiedMilliseconds
     }
+
+    /// How long ago the file was last modified, as of `now` (zero for an mtime in the future).
+    func age(at now: Date) -> Duration {
+        let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down)) - modifiedMilliseconds
+        return .milliseconds(max(0, milliseconds))
+    }
 }
 
 /// Walks the inbox tree: every file worth ingesting with its signature, and every folder

@@ -94,15 +94,13 @@ final class InboxWatcher: Service, Sendable {
             case .events(let events):
                 let removed = handle(events, &state, reader: reader)
                 if !removed.isEmpty { await onChanges(removed) }
+                // Files moved in long after they were written have settled already; they are
+                // still reported at the next tick, with the others of the burst: reporting
+                // after every read of events made jobs of a few files each (2,000 moved
+                // files: 0.8-1.0 s instead of 0.25-0.3 s).
             case .tick:
                 let now = ContinuousClock.now
-                let inbox = self.inbox
-                let settled = state.tracker.settled(now: now, signature: { FileSignature(path: inbox + "/" + $0) })
-                // Remember the companions' signatures (for rescans); recordings need no second stat.
-                for path in settled where InboxPath.kind(of: path) != .recording {
-                    state.companions[path] = FileSignature(path: inbox + "/" + path)
-                }
-                if !settled.isEmpty { await onChanges(settled.map(InboxChange.settled)) }
+                await reportSettled(&state)
                 if state.needsRescan || state.eventsLost || now >= nextRescan {
                     await rescan(&state, reader: reader, firstTime: false)
                     nextRescan = .now + rescanEvery
@@ -110,6 +108,24 @@ final class InboxWatcher: Service, Sendable {
             }
         }
         reader?.stop()
+    }
+
+    /// Reports the files that have settled.
+    private func reportSettled(_ state: inout WatchState) async {
+        let inbox = self.inbox
+        let settled = state.tracker.settled(now: .now, signature: { FileSignature(path: inbox + "/" + $0) })
+        // Remember the companions' signatures (for rescans); recordings need no second stat.
+        for path in settled where InboxPath.kind(of: path) != .recording {
+            state.companions[path] = FileSignature(path: inbox + "/" + path)
+        }
+        if !settled.isEmpty { await onChanges(settled.map(InboxChange.settled)) }
+    }
+
+    /// How long `signature`'s file has been unchanged by its mtime, if the mtime can be trusted:
+    /// not on the network shares polling is for, where the server's clock may differ from ours.
+    private func age(of signature: FileSignature?, at now: Date) -> Duration {
+        guard !settings.pollingOnly, let signature else { return .zero }
+        return signature.age(at: now)
     }
 
     /// The watcher's memory.
@@ -127,6 +143,7 @@ final class InboxWatcher: Service, Sendable {
     /// Applies a read of events to the state; returns the files reported gone.
     private func handle(_ events: [InotifyEvent], _ state: inout WatchState, reader: InotifyReader?) -> [InboxChange] {
         let now = ContinuousClock.now
+        let wallNow = Date()
         var removed: [InboxChange] = []
         for event in events {
             if event.has(IN_Q_OVERFLOW) {
@@ -158,7 +175,9 @@ final class InboxWatcher: Service, Sendable {
                         addWatches(subfolders, &state, reader: reader)
                         state.needsRescan = true
                     }
-                    for (file, signature) in found.files { state.tracker.noteFound(file, signature: signature, now: now) }
+                    for (file, signature) in found.files {
+                        state.tracker.noteFound(file, signature: signature, now: now, age: age(of: signature, at: wallNow))
+                    }
                 } else if event.has(IN_MOVED_FROM) || event.has(IN_DELETE) {
                     state.needsRescan = true  // every catalogued path below it is gone
                 }
@@ -166,7 +185,8 @@ final class InboxWatcher: Service, Sendable {
             }
             guard InboxPath.kind(of: path) != .ignored else { continue }
             if event.has(IN_CLOSE_WRITE) || event.has(IN_MOVED_TO) {
-                state.tracker.noteClosed(path, signature: FileSignature(path: inbox + "/" + path), now: now)
+                let signature = FileSignature(path: inbox + "/" + path)
+                state.tracker.noteClosed(path, signature: signature, now: now, age: age(of: signature, at: wallNow))
             } else if event.has(IN_CREATE) || event.has(IN_MODIFY) {
                 state.tracker.noteWriting(path, now: now)
             } else if event.has(IN_DELETE) || event.has(IN_MOVED_FROM) {
@@ -200,6 +220,7 @@ final class InboxWatcher: Service, Sendable {
             state.eventsLost = false
         }
         let now = ContinuousClock.now
+        let wallNow = Date()
         let found = InboxScanner.scan(inbox: inbox)
         addWatches(found.folders, &state, reader: reader)
         let known: [String: FileSignature]
@@ -213,13 +234,15 @@ final class InboxWatcher: Service, Sendable {
         for (path, signature) in found.files {
             switch InboxPath.kind(of: path) {
             case .recording:
-                if known[path] != signature { state.tracker.noteFound(path, signature: signature, now: now) }
+                if known[path] != signature {
+                    state.tracker.noteFound(path, signature: signature, now: now, age: age(of: signature, at: wallNow))
+                }
             case .sidecar, .transcript:
                 // At start-up every companion is read again (cheap: unchanged recordings are
                 // not re-hashed); later only those that changed.
                 if firstTime || state.companions[path] != .some(signature) {
                     state.companions[path] = signature
-                    state.tracker.noteFound(path, signature: signature, now: now)
+                    state.tracker.noteFound(path, signature: signature, now: now, age: age(of: signature, at: wallNow))
                 }
             case .ignored:
                 continue

@@ -1,6 +1,10 @@
 /// Decides when a file is complete: it was closed after writing (or moved in, or found by a
 /// rescan) and its size and mtime then stayed the same for the settle interval. A file
 /// still being written (modified, not yet closed) is never declared settled by a rescan.
+///
+/// The time a file has been unchanged counts from its mtime when the watcher can trust it (a
+/// local file system): a recording moved in with an mtime an hour old has already been
+/// stable for longer than any settle interval, and is read at once instead of after it.
 struct SettleTracker {
     private struct Candidate {
         var signature: FileSignature?
@@ -27,16 +31,21 @@ struct SettleTracker {
         if candidates[path] != nil { candidates[path]?.stableSince = now }
     }
 
-    /// CLOSE_WRITE or MOVED_TO: the writer is done; wait for the settle interval.
-    mutating func noteClosed(_ path: String, signature: FileSignature?, now: ContinuousClock.Instant) {
+    /// CLOSE_WRITE or MOVED_TO: the writer is done; wait for the settle interval, less the
+    /// `age` the file already had (the time since its mtime, when trusted).
+    mutating func noteClosed(_ path: String, signature: FileSignature?, now: ContinuousClock.Instant, age: Duration = .zero) {
         writing[path] = nil
-        candidates[path] = Candidate(signature: signature, stableSince: now)
+        candidates[path] = Candidate(signature: signature, stableSince: stableSince(now: now, age: age))
     }
 
     /// Found by a rescan: a candidate unless a writer is at work on it.
-    mutating func noteFound(_ path: String, signature: FileSignature?, now: ContinuousClock.Instant) {
+    mutating func noteFound(_ path: String, signature: FileSignature?, now: ContinuousClock.Instant, age: Duration = .zero) {
         guard writing[path] == nil, candidates[path] == nil else { return }
-        candidates[path] = Candidate(signature: signature, stableSince: now)
+        candidates[path] = Candidate(signature: signature, stableSince: stableSince(now: now, age: age))
+    }
+
+    private func stableSince(now: ContinuousClock.Instant, age: Duration) -> ContinuousClock.Instant {
+        now - min(max(age, .zero), interval)
     }
 
     /// Forgets every file believed to be mid-write: after lost events a CLOSE_WRITE may have
