@@ -137,6 +137,30 @@ struct CalendarMirrorStoreTests {
         #expect(try await catalog.resources(accountID: account.id, calendarRemoteID: calendar.remoteID, overlapping: before).isEmpty)
     }
 
+    /// Rows written by upserts that updated (no rowid inserted) are found again by their keys:
+    /// the event keeps its row and meeting, its attendees are replaced, and a new occurrence
+    /// after it gets a row of its own.
+    @Test func anUpdatedEventKeepsItsRowAndMeeting() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let bob = Attendee(email: "bob@example.com", name: "Bob")
+        let carol = Attendee(email: "carol@example.com", name: "Carol", role: .optional)
+        func apply(_ occurrences: [EventOccurrence]) async throws {
+            let updates = occurrences.map { ResourceUpdate(resource: $0.remoteID, etag: $0.title, occurrences: [$0]) }
+            _ = try await catalog.applyCalendarChanges(
+                CalendarChangeSet(calendar: calendar, scope: .incremental, updatedResources: updates), accountID: account.id, now: now)
+        }
+        try await apply([occurrence("a", at: 1, attendees: [bob])])
+        let before = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+        try await apply([occurrence("a", at: 2, title: "Standup (moved)", attendees: [carol]), occurrence("b", at: 3)])
+        let after = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+        #expect(after.count == 2)
+        #expect(after[0].id == before[0].id && after[0].meetingID == before[0].meetingID)
+        #expect(after[0].occurrence.title == "Standup (moved)")
+        #expect(after[0].occurrence.attendees.map(\.email) == ["carol@example.com"])
+        #expect(after[1].id != after[0].id && after[1].meetingID != after[0].meetingID && after[1].meetingID != nil)
+    }
+
     @Test func theSameOccurrenceInTwoAccountsIsOneMeeting() async throws {
         let (catalog, account, temporary) = try await setUp()
         _ = temporary

@@ -59,6 +59,22 @@ struct DirectStatement {
         guard code == SQLITE_DONE else { throw error(code) }
     }
 
+    /// Runs an insert (or upsert) and returns the rowid of the row it inserted, or nil if it
+    /// inserted none (an upsert that updated instead).
+    ///
+    /// What `RETURNING id` answers, without it: SQLite gathers a statement's RETURNING rows in
+    /// a temporary b-tree, which cost more than the row written. A rowid reused by the insert
+    /// (the last row deleted, then one inserted) reads as nil too; callers then look the row
+    /// up, which is right in either case.
+    ///
+    /// - Throws: `DatabaseError` when SQLite refuses it.
+    func executeReturningInsertedRowID() throws -> Int64? {
+        let before = sqlite3_last_insert_rowid(connection)
+        try execute()
+        let after = sqlite3_last_insert_rowid(connection)
+        return after == before ? nil : after
+    }
+
     /// Runs the statement and reads the first column of its first row (a `RETURNING id`).
     ///
     /// - Throws: `DatabaseError` when SQLite refuses it.

@@ -215,7 +215,6 @@ struct MirrorWriter {
             INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT(identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
                 ends_at = excluded.ends_at, updated_at = excluded.updated_at
-            RETURNING id
             """, in: db)
         statement.bind(occurrence.meetingIdentity)
         statement.bind(occurrence.title)
@@ -223,7 +222,10 @@ struct MirrorWriter {
         statement.bind(SQLiteCatalog.milliseconds(occurrence.end))
         statement.bind(now)
         statement.bind(now)
-        return try statement.fetchInt64() ?? 0
+        if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
+        var lookup = try DirectStatement("SELECT id FROM meetings WHERE identity = ?", in: db)
+        lookup.bind(occurrence.meetingIdentity)
+        return try lookup.fetchInt64() ?? 0
     }
 
     func upsertEvent(
@@ -243,7 +245,6 @@ struct MirrorWriter {
                 location = excluded.location, online_meeting_url = excluded.online_meeting_url, web_link = excluded.web_link,
                 etag = excluded.etag, deleted_at = NULL, updated_at = excluded.updated_at, resource = excluded.resource,
                 fingerprint = excluded.fingerprint
-            RETURNING id
             """, in: db)
         statement.bind(calendarID)
         statement.bind(occurrence.remoteID)
@@ -268,7 +269,11 @@ struct MirrorWriter {
         statement.bind(now)
         statement.bind(resource)
         statement.bind(fingerprint)
-        return try statement.fetchInt64() ?? 0
+        if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
+        var lookup = try DirectStatement("SELECT id FROM events WHERE calendar_id = ? AND remote_id = ?", in: db)
+        lookup.bind(calendarID)
+        lookup.bind(occurrence.remoteID)
+        return try lookup.fetchInt64() ?? 0
     }
 
     /// Replaces an event's attendees (a row just inserted has none to delete).
