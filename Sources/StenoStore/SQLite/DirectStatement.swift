@@ -7,20 +7,25 @@ import GRDBSQLite
 /// `StatementArguments` for each row (a boxed value per parameter) cost about a quarter of
 /// that time. Only statements used through this type alone should be run with it: GRDB does
 /// not see these bindings.
+///
+/// Every parameter is bound at each use (bindings are not cleared between uses).
 struct DirectStatement {
     private let handle: OpaquePointer
     private let connection: OpaquePointer?
     private let sql: String
     private var index: Int32 = 0
 
-    /// The cached statement for `sql`, reset and ready for new parameters.
+    /// The cached statement for `sql`, ready for new parameters.
     init(_ sql: String, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: sql)
-        handle = statement.sqliteStatement
-        connection = db.sqliteConnection
-        self.sql = sql
+        self.init(try PreparedStatement(sql, in: db))
+    }
+
+    /// `prepared`, ready for new parameters.
+    init(_ prepared: PreparedStatement) {
+        handle = prepared.statement.sqliteStatement
+        connection = prepared.connection
+        sql = prepared.sql
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
     }
 
     /// Binds the next parameter.
@@ -102,4 +107,20 @@ struct DirectStatement {
 
     /// SQLITE_TRANSIENT: SQLite makes its own copy of bound text.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// A statement looked up once in the connection's cache and run many times: a write of
+/// thousands of rows then hashes its SQL once, not once per row.
+///
+/// Valid for the transaction it was made in (it keeps the statement alive, not the cache).
+struct PreparedStatement {
+    let statement: Statement
+    let connection: OpaquePointer?
+    let sql: String
+
+    init(_ sql: String, in db: Database) throws {
+        statement = try db.cachedStatement(sql: sql)
+        connection = db.sqliteConnection
+        self.sql = sql
+    }
 }

@@ -13,10 +13,12 @@ struct MirrorWriter {
     let db: Database
     let now: Int64
     var summary = MirrorChangeSummary()
+    private let statements: MirrorStatements
 
     init(db: Database, now: Int64) {
         self.db = db
         self.now = now
+        statements = MirrorStatements(db)
     }
 
     /// What the mirror holds of one event row.
@@ -210,12 +212,7 @@ struct MirrorWriter {
     }
 
     func upsertMeeting(_ occurrence: EventOccurrence) throws -> Int64 {
-        var statement = try DirectStatement(
-            """
-            INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT(identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
-                ends_at = excluded.ends_at, updated_at = excluded.updated_at
-            """, in: db)
+        var statement = try statements(.upsertMeeting)
         statement.bind(occurrence.meetingIdentity)
         statement.bind(occurrence.title)
         statement.bind(SQLiteCatalog.milliseconds(occurrence.start))
@@ -223,7 +220,7 @@ struct MirrorWriter {
         statement.bind(now)
         statement.bind(now)
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
-        var lookup = try DirectStatement("SELECT id FROM meetings WHERE identity = ?", in: db)
+        var lookup = try statements(.meetingByIdentity)
         lookup.bind(occurrence.meetingIdentity)
         return try lookup.fetchInt64() ?? 0
     }
@@ -231,21 +228,7 @@ struct MirrorWriter {
     func upsertEvent(
         _ occurrence: EventOccurrence, calendarID: Int64, resource: String, etag: String?, fingerprint: Int64, meetingID: Int64
     ) throws -> Int64 {
-        var statement = try DirectStatement(
-            """
-            INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, recurrence_id, meeting_id, title, starts_at, ends_at,
-                time_zone, is_all_day, all_day_start, all_day_end, status, organizer_email, organizer_name, location,
-                online_meeting_url, web_link, etag, deleted_at, updated_at, resource, fingerprint)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
-            ON CONFLICT(calendar_id, remote_id) DO UPDATE SET ical_uid = excluded.ical_uid, series_uid = excluded.series_uid,
-                recurrence_id = excluded.recurrence_id, meeting_id = excluded.meeting_id, title = excluded.title,
-                starts_at = excluded.starts_at, ends_at = excluded.ends_at, time_zone = excluded.time_zone,
-                is_all_day = excluded.is_all_day, all_day_start = excluded.all_day_start, all_day_end = excluded.all_day_end,
-                status = excluded.status, organizer_email = excluded.organizer_email, organizer_name = excluded.organizer_name,
-                location = excluded.location, online_meeting_url = excluded.online_meeting_url, web_link = excluded.web_link,
-                etag = excluded.etag, deleted_at = NULL, updated_at = excluded.updated_at, resource = excluded.resource,
-                fingerprint = excluded.fingerprint
-            """, in: db)
+        var statement = try statements(.upsertEvent)
         statement.bind(calendarID)
         statement.bind(occurrence.remoteID)
         statement.bind(occurrence.iCalUID)
@@ -270,7 +253,7 @@ struct MirrorWriter {
         statement.bind(resource)
         statement.bind(fingerprint)
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
-        var lookup = try DirectStatement("SELECT id FROM events WHERE calendar_id = ? AND remote_id = ?", in: db)
+        var lookup = try statements(.eventByRemoteID)
         lookup.bind(calendarID)
         lookup.bind(occurrence.remoteID)
         return try lookup.fetchInt64() ?? 0
@@ -279,14 +262,12 @@ struct MirrorWriter {
     /// Replaces an event's attendees (a row just inserted has none to delete).
     func replaceAttendees(eventID: Int64, _ attendees: [Attendee], replacing: Bool) throws {
         if replacing {
-            var delete = try DirectStatement("DELETE FROM event_attendees WHERE event_id = ?", in: db)
+            var delete = try statements(.deleteAttendees)
             delete.bind(eventID)
             try delete.execute()
         }
         for attendee in attendees where !attendee.email.isEmpty {
-            var insert = try DirectStatement(
-                "INSERT INTO event_attendees (event_id, email, name, role, response) VALUES (?, ?, ?, ?, ?) ON CONFLICT(event_id, email) DO NOTHING",
-                in: db)
+            var insert = try statements(.insertAttendee)
             insert.bind(eventID)
             insert.bind(attendee.email)
             insert.bind(attendee.name)
