@@ -18,8 +18,8 @@ struct GraphPageReader {
     static let maximumDepth = 64
 
     /// The response body, borrowed for the read: a reader never outlives the closure of
-    /// ``reading(_:_:)`` that made it. (Indexing a buffer instead of an array, with the bounds
-    /// checked by the reader itself, made a page read a third faster.)
+    /// ``reading(_:_:)`` that made it. (A buffer, not an array: the reader checks every index
+    /// itself, and the body is not copied first.)
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
