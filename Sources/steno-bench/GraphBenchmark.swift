@@ -23,15 +23,17 @@ struct GraphBenchmark: AsyncParsableCommand {
     @Option(help: "Events in the mailbox.") var events = 10_000
     @Option(help: "Events per page (Prefer: odata.maxpagesize).") var pageSize = 100
     @Option(help: "Changes between the full and the incremental sync (modified, added, deleted).") var changes = 10
+    @Option(help: "Full syncs, each into a new catalog (the median is reported).") var runs = 3
 
     func run() async throws {
-        try await GraphBenchmarkRun(settings: Settings(events: events, pageSize: pageSize, changes: changes)).run()
+        try await GraphBenchmarkRun(settings: Settings(events: events, pageSize: pageSize, changes: changes, runs: runs)).run()
     }
 
     struct Settings: Sendable {
         var events: Int
         var pageSize: Int
         var changes: Int
+        var runs: Int
     }
 }
 
@@ -49,6 +51,10 @@ struct GraphBenchmarkRun {
         var requests: Int
         var bytes: Int
         var report: CalendarSyncReport
+        /// The mirror's share: CPU and wall time while its transactions ran, and how many.
+        var storeCPU = 0.0
+        var storeSeconds = 0.0
+        var transactions = 0
         var stenoCPU: Double { max(0, processCPU - doubleCPU) }
     }
 
@@ -92,9 +98,15 @@ struct GraphBenchmarkRun {
             webLink: "https://outlook.office365.com/owa/?itemid=\(index)")
     }
 
-    private func measure(double: GraphDouble, transport: HTTPTransport, folder: String, window: DateInterval) async throws {
-        let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
-        let secrets = SecretBox(keyBytes: (0..<32).map { _ in UInt8.random(in: 0...255) })
+    /// A fresh catalog with the mailbox's account, synced through the service's mirror.
+    struct Target {
+        let catalog: SQLiteCatalog
+        let accountID: Int64
+        let mirror: TimedMirror
+    }
+
+    private func makeTarget(double: GraphDouble, path: String, secrets: SecretBox) async throws -> Target {
+        let catalog = try await SQLiteCatalog.open(path: path)
         let owner = try await catalog.addUser(UserDraft(name: "bench", emails: [mailbox]))
         let refresh = double.issueRefreshToken(for: mailbox)
         let stored = try await catalog.addAccount(
@@ -105,30 +117,38 @@ struct GraphBenchmarkRun {
                     "graph_url": double.graphURL.absoluteString, "mailbox": mailbox,
                 ],
                 sealedSecret: try secrets.seal(CalendarCredentials(refreshToken: refresh))), now: now)
-        let provider = GraphProvider(transport: transport, options: GraphProvider.Options(pageSize: settings.pageSize))
-        let mirror = TimedMirror(CatalogCalendarMirror(store: catalog, accountID: stored.id, secrets: secrets))
+        return Target(
+            catalog: catalog, accountID: stored.id, mirror: TimedMirror(CatalogCalendarMirror(store: catalog, accountID: stored.id, secrets: secrets)))
+    }
 
-        func sync() async throws -> Figures {
-            var logger = Logger(label: "steno-bench.graph")
-            logger.logLevel = .error
-            let sealed = try await catalog.sealedSecret(accountID: stored.id)
-            let context = CalendarSyncContext(
-                account: try await catalog.account(id: stored.id), credentials: try sealed.map { try secrets.unseal($0) },
-                window: window, mirror: mirror, logger: logger)
-            mirror.reset()
-            double.resetCounters()
-            let cpuBefore = Self.processCPU()
-            let doubleBefore = try double.serverCPUSeconds()
-            let start = ContinuousClock.now
-            let report = try await provider.sync(context)
-            let elapsed = ContinuousClock.now - start
-            let doubleCPU = try double.serverCPUSeconds() - doubleBefore
-            let cpu = Self.processCPU() - cpuBefore
-            let served = double.counters
-            return Figures(
-                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, processCPU: cpu,
-                doubleCPU: doubleCPU, requests: served.requests, bytes: served.bytesSent, report: report)
-        }
+    private func sync(
+        _ target: Target, provider: GraphProvider, double: GraphDouble, secrets: SecretBox, window: DateInterval
+    ) async throws -> Figures {
+        var logger = Logger(label: "steno-bench.graph")
+        logger.logLevel = .error
+        let sealed = try await target.catalog.sealedSecret(accountID: target.accountID)
+        let context = CalendarSyncContext(
+            account: try await target.catalog.account(id: target.accountID), credentials: try sealed.map { try secrets.unseal($0) },
+            window: window, mirror: target.mirror, logger: logger)
+        target.mirror.reset()
+        double.resetCounters()
+        let cpuBefore = Self.processCPU()
+        let doubleBefore = try double.serverCPUSeconds()
+        let start = ContinuousClock.now
+        let report = try await provider.sync(context)
+        let elapsed = ContinuousClock.now - start
+        let doubleCPU = try double.serverCPUSeconds() - doubleBefore
+        let cpu = Self.processCPU() - cpuBefore
+        let served = double.counters
+        return Figures(
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, processCPU: cpu,
+            doubleCPU: doubleCPU, requests: served.requests, bytes: served.bytesSent, report: report,
+            storeCPU: target.mirror.applyCPUSeconds, storeSeconds: target.mirror.applySeconds, transactions: target.mirror.applyCount)
+    }
+
+    private func measure(double: GraphDouble, transport: HTTPTransport, folder: String, window: DateInterval) async throws {
+        let secrets = SecretBox(keyBytes: (0..<32).map { _ in UInt8.random(in: 0...255) })
+        let provider = GraphProvider(transport: transport, options: GraphProvider.Options(pageSize: settings.pageSize))
 
         print("Graph double: \(settings.events) events in one mailbox, \(settings.pageSize) per page; Steno writes a real catalog\n")
         let (baseline, pages) = try await fetchPages(double: double, transport: transport, window: window)
@@ -138,29 +158,42 @@ struct GraphBenchmarkRun {
         let reading = Self.processCPU() - readingStart
         print(String(format: "  of Steno's work, reading and mapping the pages alone: %.2f s CPU, %.1f µs per event (%d events)",
                      reading, reading / Double(max(1, mapped)) * 1e6, mapped))
-        let full = try await sync()
-        print(line("full sync", full, events: settings.events))
-        let storeSeconds = mirror.applyCPUSeconds
-        print(String(format: "  mirror: %d transactions, %.2f s wall, %.2f s CPU; %d inserted", mirror.applyCount, mirror.applySeconds,
-                     storeSeconds, full.report.changes.inserted))
+
+        // Full syncs, each into a new catalog: CPU time on a shared machine varies from run to
+        // run, so the median is the figure.
+        var fulls: [Figures] = []
+        var target: Target?
+        for run in 1...max(1, settings.runs) {
+            let fresh = try await makeTarget(double: double, path: folder + "/catalog-\(run).sqlite", secrets: secrets)
+            let full = try await sync(fresh, provider: provider, double: double, secrets: secrets, window: window)
+            print(line("full sync \(run)", full, events: settings.events))
+            print(String(format: "  mirror: %d transactions, %.2f s wall, %.2f s CPU; %d inserted", full.transactions, full.storeSeconds,
+                         full.storeCPU, full.report.changes.inserted))
+            fulls.append(full)
+            target = fresh
+        }
+        guard let target else { return }
+        let full = fulls.sorted { $0.stenoCPU < $1.stenoCPU }[fulls.count / 2]
 
         // The changes: a third modified, a third added, the rest deleted.
         let modified = settings.changes / 3, added = settings.changes / 3, deleted = settings.changes - modified - added
         for index in 0..<modified { double.update(event(index * 7, start: now).id, mailbox: mailbox) { $0.subject += " (moved)" } }
         for index in 0..<added { double.put(event(settings.events + index, start: now.addingTimeInterval(Double(index) * 3600)), mailbox: mailbox) }
         for index in 0..<deleted { double.remove(event(settings.events - 1 - index * 11, start: now).id, mailbox: mailbox) }
-        let incremental = try await sync()
+        let incremental = try await sync(target, provider: provider, double: double, secrets: secrets, window: window)
         print(line("incremental sync", incremental, events: settings.changes))
         let changes = incremental.report.changes
         print("  applied: \(changes.inserted) inserted, \(changes.updated) updated, \(changes.deleted) deleted")
 
-        let live = try await catalog.resourceTags(accountID: stored.id, calendarRemoteID: "me").count
+        let live = try await target.catalog.resourceTags(accountID: target.accountID, calendarRemoteID: "me").count
         print("\nmirror holds \(live) events (the double: \(settings.events + added - deleted))")
         let perEvent = full.stenoCPU / Double(max(1, settings.events)) * 1e6
-        print(String(format: "Steno CPU per event (full sync): %.1f µs — target < 50 µs: %@", perEvent, perEvent < 50 ? "met" : "NOT met"))
-        let outsideStore = max(0, full.stenoCPU - storeSeconds) / Double(max(1, settings.events)) * 1e6
+        let all = fulls.map { String(format: "%.1f", $0.stenoCPU / Double(max(1, settings.events)) * 1e6) }.joined(separator: ", ")
+        print(String(format: "Steno CPU per event (full sync, median of %d: %@): %.1f µs — target < 50 µs: %@", fulls.count, all, perEvent,
+                     perEvent < 50 ? "met" : "NOT met"))
+        let outsideStore = max(0, full.stenoCPU - full.storeCPU) / Double(max(1, settings.events)) * 1e6
         print(String(format: "  of which the store (CPU while the mirror's transactions ran): %.1f µs per event; the rest (HTTP client, reading, "
-                     + "mapping, delta logic): %.1f µs per event", storeSeconds / Double(max(1, settings.events)) * 1e6, outsideStore))
+                     + "mapping, delta logic): %.1f µs per event", full.storeCPU / Double(max(1, settings.events)) * 1e6, outsideStore))
         print(String(format: "full sync: Steno CPU %.2f s vs the double's %.2f s (its pages were rendered during the baseline; ratio %.2f)",
                      full.stenoCPU, full.doubleCPU, full.stenoCPU / max(full.doubleCPU, 1e-9)))
         print("incremental sync requests: \(incremental.requests) — target 1: \(incremental.requests == 1 ? "met" : "NOT met")")
