@@ -185,7 +185,7 @@ struct GraphBenchmarkRun {
         let changes = incremental.report.changes
         print("  applied: \(changes.inserted) inserted, \(changes.updated) updated, \(changes.deleted) deleted")
 
-        let live = try await target.catalog.resourceTags(accountID: target.accountID, calendarRemoteID: "me").count
+        let live = try await target.catalog.mirroredEvents(accountID: target.accountID, includeDeleted: false).count
         print("\nmirror holds \(live) events (the double: \(settings.events + added - deleted))")
         let perEvent = full.stenoCPU / Double(max(1, settings.events)) * 1e6
         let all = fulls.map { String(format: "%.1f", $0.stenoCPU / Double(max(1, settings.events)) * 1e6) }.joined(separator: ", ")

@@ -161,6 +161,24 @@ struct CalendarMirrorStoreTests {
         #expect(after[1].id != after[0].id && after[1].meetingID != after[0].meetingID && after[1].meetingID != nil)
     }
 
+    @Test func changeSetsThatKeepNoResourceTagsStillMirrorTheirEvents() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let event = occurrence("graph-like", at: 1)
+        var changes = CalendarChangeSet(
+            calendar: calendar, scope: .incremental, updatedResources: [ResourceUpdate(resource: event.remoteID, etag: "ck-1", occurrences: [event])],
+            keepsResourceTags: false)
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).inserted == 1)
+        #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID).isEmpty)
+        // The change key still tells an unchanged event from a changed one.
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).unchanged == 1)
+        changes.updatedResources[0].etag = "ck-2"
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).updated == 1)
+        changes.updatedResources = []
+        changes.removedResources = [event.remoteID]
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).deleted == 1)
+    }
+
     @Test func theSameOccurrenceInTwoAccountsIsOneMeeting() async throws {
         let (catalog, account, temporary) = try await setUp()
         _ = temporary

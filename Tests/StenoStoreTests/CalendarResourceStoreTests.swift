@@ -90,15 +90,11 @@ struct CalendarResourceStoreTests {
     }
 
     @Test func theMigrationRecordsTheResourcesAlreadyMirrored() async throws {
-        let temporary = TemporaryCatalog()
-        try FileManager.default.createDirectory(atPath: temporary.folder, withIntermediateDirectories: true)
         // A catalog as 0003 left it: one live resource with two occurrences, one tombstoned,
         // one row from before 0002 without a resource.
-        let queue = try DatabaseQueue(path: temporary.path)
-        try SchemaMigrations.migrator().migrate(queue, upTo: "0003_search")
-        try await queue.write { db in
-            try db.execute(
-                sql: """
+        let temporary = try await TemporaryCatalog.migrated(
+            upTo: "0003_search",
+            rows: """
                     INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
                     INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
                         VALUES (1, 'caldav', 1, 'dav', 0, 0);
@@ -109,13 +105,28 @@ struct CalendarResourceStoreTests {
                         VALUES (1, '/c/b.ics', 0, 1, '"b"', 0, '/c/b.ics', 9);
                     INSERT INTO events (calendar_id, remote_id, starts_at, ends_at, etag, updated_at) VALUES (1, '/c/old.ics', 0, 1, NULL, 0);
                     """)
-        }
-        try queue.close()
         let catalog = try await temporary.open()
         #expect(try await catalog.resourceTags(accountID: 1, calendarRemoteID: "/c/") == ["/c/a.ics": "\"a\"", "/c/old.ics": nil])
         // The row without a resource is now found by its remote id, as before.
         let removal = CalendarChangeSet(
             calendar: CalendarDescriptor(remoteID: "/c/", name: "C"), scope: .incremental, removedResources: ["/c/old.ics"])
         #expect(try await catalog.applyCalendarChanges(removal, accountID: 1, now: now).deleted == 1)
+    }
+
+    @Test func migration0009ForgetsGraphChangeKeysOnly() async throws {
+        let temporary = try await TemporaryCatalog.migrated(
+            upTo: "0008_drop_unused_events_time",
+            rows: """
+                    INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
+                    INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
+                        VALUES (1, 'caldav', 1, 'dav', 0, 0), (2, 'graph', 1, 'outlook', 0, 0);
+                    INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at)
+                        VALUES (1, 1, '/c/', 'C', 0, 0), (2, 2, 'me', 'Calendar', 0, 0);
+                    INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at)
+                        VALUES (1, '/c/a.ics', '"a"', 0), (2, 'AAMkAD=', 'ck', 0);
+                    """)
+        let catalog = try await temporary.open()
+        #expect(try await catalog.resourceTags(accountID: 1, calendarRemoteID: "/c/") == ["/c/a.ics": "\"a\""])
+        #expect(try await catalog.resourceTags(accountID: 2, calendarRemoteID: "me").isEmpty)
     }
 }

@@ -17,6 +17,17 @@ final class TemporaryCatalog {
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     func open() async throws -> SQLiteCatalog { try await SQLiteCatalog.open(path: path) }
+
+    /// A catalog file as migration `identifier` left it, holding `rows` (SQL inserts).
+    static func migrated(upTo identifier: String, rows: String) async throws -> TemporaryCatalog {
+        let temporary = TemporaryCatalog()
+        try FileManager.default.createDirectory(atPath: temporary.folder, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: temporary.path)
+        try SchemaMigrations.migrator().migrate(queue, upTo: identifier)
+        try await queue.write { db in try db.execute(sql: rows) }
+        try queue.close()
+        return temporary
+    }
 }
 
 @Suite("SQLite catalog")

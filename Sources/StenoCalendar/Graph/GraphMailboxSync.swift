@@ -128,7 +128,7 @@ struct GraphMailboxSync {
             }
             if pending.count >= options.resourcesPerChangeSet {
                 outcome.changes.add(try await context.mirror.apply(
-                    CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: sorted(pending))))
+                    CalendarChangeSet(calendar: descriptor, scope: .incremental, updatedResources: sorted(pending), keepsResourceTags: false)))
                 pending.removeAll(keepingCapacity: true)
             }
             if let next = page.nextLink {
@@ -149,7 +149,7 @@ struct GraphMailboxSync {
             outcome.changes.add(try await context.mirror.apply(
                 CalendarChangeSet(
                     calendar: descriptor, scope: .incremental, updatedResources: sorted(pending), removedResources: removed.sorted(),
-                    syncState: CalDAVStateCoding.encode(state))))
+                    syncState: CalDAVStateCoding.encode(state), keepsResourceTags: false)))
             return outcome
         }
     }

@@ -22,6 +22,10 @@ public struct CalendarChangeSet: Sendable, Hashable {
     /// provider did not look there, and a meeting recorded a year ago must not vanish because
     /// time moved the window past it. Nil: the resources' occurrences are all listed.
     public var window: DateInterval?
+    /// Whether the mirror keeps each updated resource's ETag for the next sync to compare
+    /// (CalDAV, ICS). Graph asks only for changes since its delta token and never compares
+    /// them: keeping them was a write per event and nothing else.
+    public var keepsResourceTags: Bool
 
     /// How much of the calendar a change set covers.
     public enum Scope: Sendable, Hashable {
@@ -33,7 +37,7 @@ public struct CalendarChangeSet: Sendable, Hashable {
 
     public init(
         calendar: CalendarDescriptor, scope: Scope, updatedResources: [ResourceUpdate] = [], removedResources: [String] = [],
-        syncState: String? = nil, window: DateInterval? = nil
+        syncState: String? = nil, window: DateInterval? = nil, keepsResourceTags: Bool = true
     ) {
         self.calendar = calendar
         self.scope = scope
@@ -41,6 +45,7 @@ public struct CalendarChangeSet: Sendable, Hashable {
         self.removedResources = removedResources
         self.syncState = syncState
         self.window = window
+        self.keepsResourceTags = keepsResourceTags
     }
 }
 

@@ -53,7 +53,7 @@ struct MirrorWriter {
             try replace(resource: update, calendarID: calendarID, existing: existing[update.resource] ?? [:], window: changes.window)
             existing[update.resource] = nil
         }
-        try remember(changes.updatedResources, calendarID: calendarID)
+        if changes.keepsResourceTags { try remember(changes.updatedResources, calendarID: calendarID) }
         for resource in changes.removedResources {
             try tombstone(existing[resource] ?? [:])
             try forget(resource: resource, calendarID: calendarID)
