@@ -179,6 +179,26 @@ struct CalendarMirrorStoreTests {
         #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).deleted == 1)
     }
 
+    /// A meeting already indexed is re-indexed in place (its old row goes); a new one is added.
+    @Test func searchFollowsRenamesAndNewMeetings() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        func apply(_ occurrences: [EventOccurrence]) async throws {
+            let updates = occurrences.map { ResourceUpdate(resource: $0.remoteID, etag: $0.title, occurrences: [$0]) }
+            _ = try await catalog.applyCalendarChanges(
+                CalendarChangeSet(calendar: calendar, scope: .incremental, updatedResources: updates), accountID: account.id, now: now)
+        }
+        try await apply([occurrence("a", at: 1, title: "Budget review"), occurrence("b", at: 2, title: "Hiring sync")])
+        try await apply([occurrence("a", at: 1, title: "Roadmap review"), occurrence("c", at: 3, title: "Budget planning")])
+        func titles(_ text: String) async throws -> [String] {
+            try await catalog.search(text, visibleTo: nil, offset: 0, limit: 10).map(\.title).sorted()
+        }
+        #expect(try await titles("budget") == ["Budget planning"])
+        #expect(try await titles("review") == ["Roadmap review"])
+        #expect(try await titles("hiring") == ["Hiring sync"])
+        #expect(try await catalog.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM meeting_search") } == 3)
+    }
+
     @Test func theSameOccurrenceInTwoAccountsIsOneMeeting() async throws {
         let (catalog, account, temporary) = try await setUp()
         _ = temporary

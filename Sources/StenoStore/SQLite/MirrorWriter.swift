@@ -76,11 +76,17 @@ struct MirrorWriter {
     ///
     /// Two statements for the whole change set (the ids passed as one JSON array), not two per
     /// meeting: a full sync touches tens of thousands of meetings, and per-statement overhead
-    /// was most of the cost.
+    /// was most of the cost. Only meetings that can have a row are deleted first: FTS5 looks
+    /// each id up even when it has none, and a meeting above the last indexed id is new.
     func refreshSearch(meetingIDs: Set<Int64>) throws {
         guard !meetingIDs.isEmpty else { return }
+        let lastIndexed = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM meeting_search ORDER BY rowid DESC LIMIT 1")) ?? 0
+        let indexed = meetingIDs.filter { $0 <= lastIndexed }
+        if !indexed.isEmpty {
+            try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid IN (SELECT value FROM json_each(?))")
+                .execute(arguments: ["[" + indexed.map(String.init).joined(separator: ",") + "]"])
+        }
         let ids = "[" + meetingIDs.map(String.init).joined(separator: ",") + "]"
-        try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid IN (SELECT value FROM json_each(?))").execute(arguments: [ids])
         try db.cachedStatement(
             sql: """
                 INSERT INTO meeting_search (rowid, title, attendees)
