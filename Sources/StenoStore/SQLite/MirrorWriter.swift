@@ -84,9 +84,9 @@ struct MirrorWriter {
         let indexed = meetingIDs.filter { $0 <= lastIndexed }
         if !indexed.isEmpty {
             try db.cachedStatement(sql: "DELETE FROM meeting_search WHERE rowid IN (SELECT value FROM json_each(?))")
-                .execute(arguments: ["[" + indexed.map(String.init).joined(separator: ",") + "]"])
+                .execute(arguments: [SQLiteCatalog.jsonArray(indexed)])
         }
-        let ids = "[" + meetingIDs.map(String.init).joined(separator: ",") + "]"
+        let ids = SQLiteCatalog.jsonArray(meetingIDs)
         try db.cachedStatement(
             sql: """
                 INSERT INTO meeting_search (rowid, title, attendees)

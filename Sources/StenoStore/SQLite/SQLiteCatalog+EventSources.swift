@@ -7,7 +7,7 @@ import StenoCore
 extension SQLiteCatalog {
     public func eventSources(eventIDs: [Int64]) async throws -> [Int64: EventSource] {
         guard !eventIDs.isEmpty else { return [:] }
-        let ids = "[" + eventIDs.map(String.init).joined(separator: ",") + "]"
+        let ids = Self.jsonArray(eventIDs)
         return try await writer.read { db in
             let rows = try Row.fetchAll(
                 db, sql: Self.eventSourceSelect + " WHERE e.id IN (SELECT value FROM json_each(?))", arguments: [ids])

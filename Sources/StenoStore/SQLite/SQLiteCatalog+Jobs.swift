@@ -305,6 +305,11 @@ extension SQLiteCatalog {
         jsonArray(strings.map(Optional.some))
     }
 
+    /// A JSON array of ids, for `json_each` (one cached statement whatever the count).
+    static func jsonArray(_ ids: some Sequence<Int64>) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+
     /// A JSON array of strings and nulls, for `json_each`.
     static func jsonArray(_ strings: [String?]) -> String {
         var json = "["

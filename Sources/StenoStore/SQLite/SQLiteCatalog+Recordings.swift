@@ -113,7 +113,7 @@ extension SQLiteCatalog {
     /// re-indexed by a trigger).
     static func refreshRecordingSearch(_ db: Database, ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
-        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        let list = jsonArray(ids)
         try db.cachedStatement(sql: "DELETE FROM recording_search WHERE rowid IN (SELECT value FROM json_each(?))").execute(arguments: [list])
         try db.cachedStatement(
             sql: """
@@ -277,7 +277,7 @@ extension SQLiteCatalog {
                 SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
                 WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id
                 """)
-        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        let list = jsonArray(ids)
         return try recordingsWithPaths(db, rows: Row.fetchCursor(statement, arguments: [list]), withTranscript: true)
     }
 
@@ -305,7 +305,7 @@ extension SQLiteCatalog {
                 SELECT recording_id, path, is_present FROM recording_paths
                 WHERE recording_id IN (SELECT value FROM json_each(?)) ORDER BY is_present DESC, path
                 """)
-        let paths = try Row.fetchCursor(statement, arguments: ["[" + recordings.map { String($0.id) }.joined(separator: ",") + "]"])
+        let paths = try Row.fetchCursor(statement, arguments: [jsonArray(recordings.map(\.id))])
         while let row = try paths.next() {
             if let index = indexByID[row[0]] { recordings[index].paths.append(RecordingPath(path: row[1], isPresent: row[2])) }
         }
