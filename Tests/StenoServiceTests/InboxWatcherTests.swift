@@ -76,6 +76,26 @@ struct InboxWatcherTests {
         #expect(log.all.count == 3, "each file once, litter ignored: \(log.all)")
     }
 
+    /// A rescan between a file's report and its ingest (the catalog does not know it yet)
+    /// found it again and reported it twice: seen under load, when the rescan a new nested
+    /// folder asks for came after the files had settled.
+    @Test func aRescanBeforeTheCatalogCatchesUpReportsNothingTwice() async throws {
+        defer { try? FileManager.default.removeItem(atPath: inbox) }
+        let (task, log) = start(known: [:])
+        defer { task.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        try write("alice/a.wav")
+        try write("alice/a.json", #"{"title": "Standup"}"#)
+        let both: Set<InboxChange> = [.settled("alice/a.wav"), .settled("alice/a.json")]
+        #expect(await log.wait { Set($0) == both }, "\(log.all)")
+        // A folder with a subfolder moved in: its watch comes after the scan, so the watcher rescans.
+        let outside = NSTemporaryDirectory() + "steno-outside-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: outside + "/2026/11", withIntermediateDirectories: true)
+        #expect(rename(outside, inbox + "/carol") == 0)
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(log.all.count == 2, "each file once: \(log.all)")
+    }
+
     @Test func aFileMovedInLongAfterItWasWrittenNeedsNoSettleWait() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
         let (task, log) = start(settle: .seconds(3))

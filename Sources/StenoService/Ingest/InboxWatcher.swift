@@ -114,10 +114,6 @@ final class InboxWatcher: Service, Sendable {
     private func reportSettled(_ state: inout WatchState) async {
         let inbox = self.inbox
         let settled = state.tracker.settled(now: .now, signature: { FileSignature(path: inbox + "/" + $0) })
-        // Remember the companions' signatures (for rescans); recordings need no second stat.
-        for path in settled where InboxPath.kind(of: path) != .recording {
-            state.companions[path] = FileSignature(path: inbox + "/" + path)
-        }
         if !settled.isEmpty { await onChanges(settled.map(InboxChange.settled)) }
     }
 
@@ -133,8 +129,6 @@ final class InboxWatcher: Service, Sendable {
         var tracker: SettleTracker
         /// inotify watch descriptor → folder relative to the inbox ("" for the inbox).
         var folders: [Int32: String] = [:]
-        /// Sidecars and transcripts already seen, so a rescan reports only changed ones.
-        var companions: [String: FileSignature?] = [:]
         var needsRescan = false
         /// Events were lost: the next rescan must not trust what the tracker believes.
         var eventsLost = false
@@ -191,7 +185,6 @@ final class InboxWatcher: Service, Sendable {
                 state.tracker.noteWriting(path, now: now)
             } else if event.has(IN_DELETE) || event.has(IN_MOVED_FROM) {
                 state.tracker.forget(path)
-                state.companions[path] = nil
                 removed.append(.removed(path))
             }
         }
@@ -234,14 +227,16 @@ final class InboxWatcher: Service, Sendable {
         for (path, signature) in found.files {
             switch InboxPath.kind(of: path) {
             case .recording:
-                if known[path] != signature {
+                if known[path] == signature {
+                    state.tracker.forgetReported(path)
+                } else if state.tracker.reported[path] != signature {
+                    // (Reported but not catalogued yet: its ingest job is under way.)
                     state.tracker.noteFound(path, signature: signature, now: now, age: age(of: signature, at: wallNow))
                 }
             case .sidecar, .transcript:
                 // At start-up every companion is read again (cheap: unchanged recordings are
-                // not re-hashed); later only those that changed.
-                if firstTime || state.companions[path] != .some(signature) {
-                    state.companions[path] = signature
+                // not re-hashed); later only those that changed since they were reported.
+                if firstTime || state.tracker.reported[path] != signature {
                     state.tracker.noteFound(path, signature: signature, now: now, age: age(of: signature, at: wallNow))
                 }
             case .ignored:

@@ -16,6 +16,9 @@ struct SettleTracker {
     let abandonedWriteTimeout: Duration
     private var candidates: [String: Candidate] = [:]
     private var writing: [String: ContinuousClock.Instant] = [:]
+    /// Each file reported settled, as it was then: a rescan that finds it unchanged, before
+    /// the catalog has caught up with it, must not report it a second time.
+    private(set) var reported: [String: FileSignature] = [:]
 
     init(interval: Duration, abandonedWriteTimeout: Duration = .seconds(600)) {
         self.interval = interval
@@ -58,6 +61,12 @@ struct SettleTracker {
     mutating func forget(_ path: String) {
         candidates[path] = nil
         writing[path] = nil
+        reported[path] = nil
+    }
+
+    /// The catalog now knows the file as reported: no need to remember it here.
+    mutating func forgetReported(_ path: String) {
+        reported[path] = nil
     }
 
     /// The paths that have settled by `now`, given their current signatures.
@@ -72,6 +81,7 @@ struct SettleTracker {
             }
             if current == candidate.signature {
                 candidates[path] = nil
+                reported[path] = current
                 done.append(path)
             } else {
                 candidates[path] = Candidate(signature: current, stableSince: now)
