@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StenoCore
 import Testing
 
@@ -177,6 +178,69 @@ struct CalendarMirrorStoreTests {
         changes.updatedResources = []
         changes.removedResources = [event.remoteID]
         #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).deleted == 1)
+    }
+
+    /// A Graph event is its own resource and a single event its own series: neither is stored
+    /// twice (migration 0010), yet reads, identity lookups and incremental change sets see them.
+    @Test func repeatedKeysAreStoredOnceAndStillFound() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let single = EventOccurrence(
+            remoteID: "AAMk-1", iCalUID: "uid-1", seriesUID: "uid-1", meetingIdentity: "uid-1", title: "One-off",
+            start: now, end: now.addingTimeInterval(1800))
+        let occurrence = EventOccurrence(
+            remoteID: "AAMk-2", iCalUID: "occurrence-2", seriesUID: "series-2", recurrenceID: now, meetingIdentity: "occurrence-2",
+            title: "Weekly", start: now, end: now.addingTimeInterval(1800))
+        let changes = CalendarChangeSet(
+            calendar: calendar, scope: .incremental,
+            updatedResources: [single, occurrence].map { ResourceUpdate(resource: $0.remoteID, etag: "ck", occurrences: [$0]) },
+            keepsResourceTags: false)
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).inserted == 2)
+        let stored = try await catalog.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT resource, series_uid FROM events ORDER BY remote_id").map { [$0[0] as String?, $0[1] as String?] }
+        }
+        #expect(stored == [[nil, nil], [nil, "series-2"]])
+        let events = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false).sorted { $0.occurrence.remoteID < $1.occurrence.remoteID }
+        #expect(events.map(\.resource) == ["AAMk-1", "AAMk-2"])
+        #expect(events.map(\.occurrence.seriesUID) == ["uid-1", "series-2"])
+        let window = DateInterval(start: now.addingTimeInterval(-60), duration: 3600)
+        #expect(try await catalog.resources(accountID: account.id, calendarRemoteID: calendar.remoteID, overlapping: window) == ["AAMk-1", "AAMk-2"])
+        #expect(try await catalog.identityCandidates(iCalUID: "series-2", eventID: nil, ownerID: nil).map(\.eventRemoteID) == ["AAMk-2"])
+        #expect(try await catalog.identityCandidates(iCalUID: "uid-1", eventID: nil, ownerID: nil).map(\.seriesUID) == ["uid-1"])
+        // The series lookup still goes through its (now partial) index.
+        let plan = try await catalog.writer.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM events WHERE series_uid = 'series-2'").map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("events_series") })
+        // An incremental change set finds them by resource.
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).unchanged == 2)
+        var removal = changes
+        removal.updatedResources = []
+        removal.removedResources = ["AAMk-1"]
+        #expect(try await catalog.applyCalendarChanges(removal, accountID: account.id, now: now).deleted == 1)
+    }
+
+    /// A recording's iCalUID or event id hint finds its event by any of its four keys, through
+    /// indexes only: the lookup once read every event of the catalog for each hinted recording.
+    @Test func identityLookupsFindEachKeyThroughIndexes() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let weekly = occurrence("weekly", at: 24, recurrence: Date(timeIntervalSince1970: 1_790_000_000 + 24 * 3600))
+        var changes = CalendarChangeSet(calendar: calendar, scope: .complete)
+        changes.updatedResources = [ResourceUpdate(resource: "/cal/work/weekly.ics", occurrences: [weekly])]
+        _ = try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now)
+        for (uid, eventID) in [("weekly", nil), (weekly.meetingIdentity, nil), (nil, weekly.remoteID)] as [(String?, String?)] {
+            let found = try await catalog.identityCandidates(iCalUID: uid, eventID: eventID, ownerID: account.ownerID)
+            #expect(found.map(\.eventRemoteID) == [weekly.remoteID], "by \(uid ?? eventID ?? "")")
+        }
+        #expect(try await catalog.identityCandidates(iCalUID: "other", eventID: "other", ownerID: account.ownerID).isEmpty)
+        let plan = try await catalog.writer.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN \(SQLiteCatalog.candidateSelect) WHERE e.deleted_at IS NULL AND e.id IN (\(SQLiteCatalog.eventsByIdentity))",
+                arguments: [1, "weekly", "x"]
+            ).map { $0["detail"] as String }
+        }
+        #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
     }
 
     /// A meeting already indexed is re-indexed in place (its old row goes); a new one is added.

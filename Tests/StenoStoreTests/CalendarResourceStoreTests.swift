@@ -129,4 +129,29 @@ struct CalendarResourceStoreTests {
         #expect(try await catalog.resourceTags(accountID: 1, calendarRemoteID: "/c/") == ["/c/a.ics": "\"a\""])
         #expect(try await catalog.resourceTags(accountID: 2, calendarRemoteID: "me").isEmpty)
     }
+    @Test func migration0010StoresRepeatedKeysOnce() async throws {
+        let temporary = try await TemporaryCatalog.migrated(
+            upTo: "0009_graph_resource_tags",
+            rows: """
+                    INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
+                    INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
+                        VALUES (1, 'graph', 1, 'outlook', 0, 0);
+                    INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at) VALUES (1, 1, 'me', 'Calendar', 0, 0);
+                    INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, starts_at, ends_at, updated_at, resource)
+                        VALUES (1, 'AAMk-1', 'uid-1', 'uid-1', 0, 1, 0, 'AAMk-1'), (1, 'AAMk-2', 'occurrence-2', 'series-2', 0, 1, 0, 'AAMk-2'),
+                               (1, 'file.ics#1', 'uid-3', 'uid-3', 0, 1, 0, 'file.ics');
+                    """)
+        let catalog = try await temporary.open()
+        let stored = try await catalog.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT resource, series_uid FROM events ORDER BY id").map { [$0[0] as String?, $0[1] as String?] }
+        }
+        #expect(stored == [[nil, nil], [nil, "series-2"], ["file.ics", nil]])
+        let events = try await catalog.mirroredEvents(accountID: 1, includeDeleted: false).sorted { $0.id < $1.id }
+        #expect(events.map(\.resource) == ["AAMk-1", "AAMk-2", "file.ics"])
+        #expect(events.map(\.occurrence.seriesUID) == ["uid-1", "series-2", "uid-3"])
+        let indexes = try await catalog.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('events_resource', 'events_series') ORDER BY name")
+        }
+        #expect(indexes.allSatisfy { $0.contains("IS NOT NULL") } && indexes.count == 2)
+    }
 }

@@ -129,6 +129,7 @@ struct MirrorWriter {
     }
 
     /// resource → remote id → row, for the event rows of the named resources only (one query,
+    /// the second half for rows whose resource is their remote id and so stores none;
     /// the names passed as a JSON array).
     func existingRows(calendarID: Int64, resources: [String]) throws -> [String: [String: ExistingRow]] {
         var rows: [String: [String: ExistingRow]] = [:]
@@ -137,7 +138,10 @@ struct MirrorWriter {
             db.cachedStatement(
                 sql: """
                     SELECT id, resource, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id, starts_at
-                    FROM events WHERE calendar_id = ? AND resource IN (SELECT value FROM json_each(?))
+                    FROM events WHERE calendar_id = ?1 AND resource IN (SELECT value FROM json_each(?2))
+                    UNION ALL
+                    SELECT id, remote_id, remote_id, fingerprint, deleted_at IS NOT NULL AS deleted, meeting_id, starts_at
+                    FROM events WHERE calendar_id = ?1 AND resource IS NULL AND remote_id IN (SELECT value FROM json_each(?2))
                     """),
             arguments: [calendarID, SQLiteCatalog.jsonArray(Array(Set(resources)))])
         while let row = try cursor.next() {
@@ -238,7 +242,8 @@ struct MirrorWriter {
         statement.bind(calendarID)
         statement.bind(occurrence.remoteID)
         statement.bind(occurrence.iCalUID)
-        statement.bind(occurrence.seriesUID)
+        // Stored only where they differ (see migration 0010): no second index entry per event.
+        statement.bind(occurrence.seriesUID == occurrence.iCalUID ? nil : occurrence.seriesUID)
         statement.bind(occurrence.recurrenceID.map(SQLiteCatalog.milliseconds))
         statement.bind(meetingID)
         statement.bind(occurrence.title)
@@ -256,7 +261,7 @@ struct MirrorWriter {
         statement.bind(occurrence.webLink)
         statement.bind(etag)
         statement.bind(now)
-        statement.bind(resource)
+        statement.bind(resource == occurrence.remoteID ? nil : resource)
         statement.bind(fingerprint)
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
         var lookup = try statements(.eventByRemoteID)
