@@ -33,9 +33,14 @@ let package = Package(
         .target(
             name: "StenoStore",
             // GRDBSQLite: SQLite's C API, for binding the mirror's bulk writes directly.
-            dependencies: ["StenoCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: [
+                "StenoCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             plugins: ["EmbedSchemaPlugin"]
         ),
+        // Process-wide SQLite settings that only C can make (sqlite3_config is variadic).
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "StenoMedia", dependencies: ["StenoCore"]),
         .target(
             name: "StenoCalendar",
