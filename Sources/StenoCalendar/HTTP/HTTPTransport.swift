@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 
 /// The HTTP client every calendar provider talks through: pooled connections, TLS, redirects,
@@ -68,7 +69,7 @@ public final class HTTPTransport: Sendable {
         } catch {
             throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
         }
-        var body: ByteBuffer
+        let body: ByteBuffer
         do {
             body = try await response.body.collect(upTo: maximumResponseBytes)
         } catch is NIOTooManyBytesError {
@@ -76,11 +77,11 @@ public final class HTTPTransport: Sendable {
         } catch {
             throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
         }
-        let bytes = body.readBytes(length: body.readableBytes) ?? []
-        counters.withLockedValue { $0.bytesReceived += bytes.count }
+        counters.withLockedValue { $0.bytesReceived += body.readableBytes }
+        // Large bodies (a Graph page is ~125 kB) are wrapped, not copied twice via [UInt8].
         return HTTPResponseValue(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Data(bytes), url: response.url ?? request.url)
+            body: Data(buffer: body, byteTransferStrategy: .automatic), url: response.url ?? request.url)
     }
 }
 
