@@ -111,7 +111,7 @@ struct GraphMailboxSync {
             for event in page.value {
                 if event.removed != nil {
                     pending[event.id] = nil
-                    seen.remove(event.id)
+                    if full { seen.remove(event.id) }
                     removed.insert(event.id)
                     continue
                 }
@@ -120,8 +120,9 @@ struct GraphMailboxSync {
                 do {
                     let occurrence = try event.mirrored()
                     pending[event.id] = ResourceUpdate(resource: event.id, etag: event.changeKey, occurrences: [occurrence])
-                    removed.remove(event.id)
-                    seen.insert(event.id)
+                    if !removed.isEmpty { removed.remove(event.id) }
+                    // Only a full round compares what it saw with the mirror.
+                    if full { seen.insert(event.id) }
                 } catch {
                     outcome.warnings.append(error.description)
                 }

@@ -78,10 +78,11 @@ public final class HTTPTransport: Sendable {
             throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
         }
         counters.withLockedValue { $0.bytesReceived += body.readableBytes }
-        // Large bodies (a Graph page is ~125 kB) are wrapped, not copied twice via [UInt8].
+        // The body is wrapped, not copied (a Graph page is ~125 kB; NIO copies up to 256 kB by
+        // default). Responses live briefly, so the buffer's spare capacity does not matter.
         return HTTPResponseValue(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
-            body: Data(buffer: body, byteTransferStrategy: .automatic), url: response.url ?? request.url)
+            body: Data(buffer: body, byteTransferStrategy: .noCopy), url: response.url ?? request.url)
     }
 }
 
