@@ -23,7 +23,7 @@ struct GraphBenchmark: AsyncParsableCommand {
     @Option(help: "Events in the mailbox.") var events = 10_000
     @Option(help: "Events per page (Prefer: odata.maxpagesize).") var pageSize = 100
     @Option(help: "Changes between the full and the incremental sync (modified, added, deleted).") var changes = 10
-    @Option(help: "Full syncs, each into a new catalog (the median is reported).") var runs = 3
+    @Option(help: "Full syncs, each into a new catalog (the median is reported).") var runs = 5
 
     func run() async throws {
         try await GraphBenchmarkRun(settings: Settings(events: events, pageSize: pageSize, changes: changes, runs: runs)).run()
