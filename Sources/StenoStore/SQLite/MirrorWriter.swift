@@ -119,8 +119,8 @@ struct MirrorWriter {
         let cursor = try Row.fetchCursor(
             db,
             sql: """
-                SELECT id, coalesce(resource, remote_id), remote_id, fingerprint, deleted_at IS NOT NULL, meeting_id, starts_at
-                FROM events WHERE calendar_id = ?
+                SELECT e.id, \(StoredEventKeys.resource), e.remote_id, e.fingerprint, e.deleted_at IS NOT NULL, e.meeting_id, e.starts_at
+                FROM events e WHERE e.calendar_id = ?
                 """,
             arguments: [calendarID])
         while let row = try cursor.next() {
@@ -239,12 +239,12 @@ struct MirrorWriter {
     func upsertEvent(
         _ occurrence: EventOccurrence, calendarID: Int64, resource: String, etag: String?, fingerprint: Int64, meetingID: Int64
     ) throws -> Int64 {
+        let stored = StoredEventKeys.columns(occurrence, resource: resource)
         var statement = try statements(.upsertEvent)
         statement.bind(calendarID)
         statement.bind(occurrence.remoteID)
         statement.bind(occurrence.iCalUID)
-        // Stored only where they differ (see migration 0010): no second index entry per event.
-        statement.bind(occurrence.seriesUID == occurrence.iCalUID ? nil : occurrence.seriesUID)
+        statement.bind(stored.seriesUID)
         statement.bind(occurrence.recurrenceID.map(SQLiteCatalog.milliseconds))
         statement.bind(meetingID)
         statement.bind(occurrence.title)
@@ -262,7 +262,7 @@ struct MirrorWriter {
         statement.bind(occurrence.webLink)
         statement.bind(etag)
         statement.bind(now)
-        statement.bind(resource == occurrence.remoteID ? nil : resource)
+        statement.bind(stored.resource)
         statement.bind(fingerprint)
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
         var lookup = try statements(.eventByRemoteID)

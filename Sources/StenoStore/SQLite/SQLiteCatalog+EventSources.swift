@@ -34,7 +34,7 @@ extension SQLiteCatalog {
 
     static let eventSourceSelect = """
         SELECT e.id, e.meeting_id, a.id AS account_id, a.owner_id, a.provider, c.remote_id AS calendar_remote_id,
-            c.name AS calendar_name, coalesce(e.resource, e.remote_id) AS resource, e.ical_uid, e.title, e.starts_at, e.etag,
+            c.name AS calendar_name, \(StoredEventKeys.resource) AS resource, e.ical_uid, e.title, e.starts_at, e.etag,
             e.deleted_at IS NOT NULL AS deleted,
             EXISTS (SELECT 1 FROM user_emails ue WHERE ue.user_id = a.owner_id AND ue.email = e.organizer_email) AS owner_organizes
         FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id

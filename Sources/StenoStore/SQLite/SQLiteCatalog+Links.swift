@@ -5,7 +5,7 @@ import StenoCore
 extension SQLiteCatalog {
     /// The columns of a candidate event, with the owner's relation to it (`?1` = owner id).
     static let candidateSelect = """
-        SELECT e.id, e.meeting_id, e.remote_id, e.ical_uid, coalesce(e.series_uid, e.ical_uid), m.identity, e.title, e.starts_at, e.ends_at,
+        SELECT e.id, e.meeting_id, e.remote_id, e.ical_uid, \(StoredEventKeys.seriesUID), m.identity, e.title, e.starts_at, e.ends_at,
             e.is_all_day, e.status, e.online_meeting_url,
             coalesce(a.owner_id = ?1, 0) AS own,
             coalesce(e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = ?1), 0) AS organizes,

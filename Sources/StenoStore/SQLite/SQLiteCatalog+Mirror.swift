@@ -44,7 +44,7 @@ extension SQLiteCatalog {
                 try String.fetchAll(
                     db,
                     sql: """
-                        SELECT DISTINCT coalesce(e.resource, e.remote_id) FROM events e JOIN calendars c ON c.id = e.calendar_id
+                        SELECT DISTINCT \(StoredEventKeys.resource) FROM events e JOIN calendars c ON c.id = e.calendar_id
                         WHERE c.account_id = ? AND c.remote_id = ? AND e.deleted_at IS NULL
                             AND e.starts_at < ? AND e.ends_at > ?
                         """,
@@ -73,10 +73,10 @@ extension SQLiteCatalog {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT e.id, e.calendar_id, e.meeting_id, e.remote_id, e.ical_uid, coalesce(e.series_uid, e.ical_uid) AS series_uid,
+                    SELECT e.id, e.calendar_id, e.meeting_id, e.remote_id, e.ical_uid, \(StoredEventKeys.seriesUID) AS series_uid,
                         e.recurrence_id, e.title, e.starts_at, e.ends_at, e.time_zone, e.is_all_day, e.all_day_start, e.all_day_end,
                         e.status, e.organizer_email, e.organizer_name, e.location, e.online_meeting_url, e.web_link, e.etag,
-                        e.deleted_at, coalesce(e.resource, e.remote_id) AS resource, m.identity AS meeting_identity
+                        e.deleted_at, \(StoredEventKeys.resource) AS resource, m.identity AS meeting_identity
                     FROM events e JOIN calendars c ON c.id = e.calendar_id
                     LEFT JOIN meetings m ON m.id = e.meeting_id
                     WHERE c.account_id = ? AND (? OR e.deleted_at IS NULL)
