@@ -165,7 +165,7 @@ struct GraphPageReader {
     }
 
     /// An object (or null) of which one string field matters: nil for null, else the field's value.
-    private mutating func readSingleField(_ wanted: String) throws -> String?? {
+    private mutating func readSingleField(_ wanted: StaticString) throws -> String?? {
         if try readNull() { return nil }
         var value: String?
         try readObject { reader, key in
@@ -176,7 +176,9 @@ struct GraphPageReader {
 
     // MARK: JSON
 
-    private mutating func readObject(_ member: (inout GraphPageReader, String) throws -> Void) throws {
+    /// Reads an object, handing each member's name (compared with literals, never made a
+    /// String: an event has dozens) to `member`, which must consume the value.
+    private mutating func readObject(_ member: (inout GraphPageReader, Text) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
@@ -185,7 +187,7 @@ struct GraphPageReader {
         }
         while true {
             skipWhitespace()
-            let key = try readString()
+            let key = try readText()
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
@@ -239,14 +241,19 @@ struct GraphPageReader {
     }
 
     private mutating func readString() throws -> String {
+        try readText().string
+    }
+
+    /// A string value or member name as read: the bytes between the quotes when it holds no
+    /// escape (the common case: nothing copied), else its decoded bytes.
+    private mutating func readText() throws -> Text {
         try expect(UInt8(ascii: "\""))
         let start = index
-        // The common case: no escapes, one copy.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 defer { index += 1 }
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                return Text(raw: UnsafeBufferPointer(rebasing: bytes[start..<index]))
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("a control character inside a string") }
@@ -258,7 +265,7 @@ struct GraphPageReader {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: scalars, as: UTF8.self)
+                return Text(decoded: scalars)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { break }
                 let escape = bytes[index]
@@ -322,17 +329,25 @@ struct GraphPageReader {
         switch peek {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try readArray { reader in try reader.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""): _ = try readText()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
         case .some(let byte) where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
             let start = index
-            while let next = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) || [UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-                UInt8(ascii: "e"), UInt8(ascii: "E")].contains(next) { index += 1 }
+            while let next = peek, Self.isNumberByte(next) { index += 1 }
             guard index > start else { throw failure("expected a number") }
         default:
             throw failure("expected a value")
+        }
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+            return true
+        default:
+            return false
         }
     }
 
@@ -358,4 +373,46 @@ struct GraphPageReader {
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func failure(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+}
+
+extension GraphPageReader {
+    /// A JSON string as read (see ``readText()``); valid only while the reader's body is.
+    struct Text {
+        private let raw: UnsafeBufferPointer<UInt8>?
+        private let decoded: [UInt8]
+
+        init(raw: UnsafeBufferPointer<UInt8>) {
+            self.raw = raw
+            decoded = []
+        }
+
+        init(decoded: [UInt8]) {
+            raw = nil
+            self.decoded = decoded
+        }
+
+        var string: String {
+            if let raw { return String(decoding: raw, as: UTF8.self) }
+            return String(decoding: decoded, as: UTF8.self)
+        }
+
+        /// Whether the text is exactly `literal`, byte for byte.
+        static func == (text: Text, literal: StaticString) -> Bool {
+            literal.withUTF8Buffer { expected in
+                if let raw = text.raw { return same(raw, expected) }
+                return text.decoded.withUnsafeBufferPointer { same($0, expected) }
+            }
+        }
+
+        private static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard left.count == right.count else { return false }
+            guard let leftStart = left.baseAddress, let rightStart = right.baseAddress else { return true }  // both empty
+            return memcmp(leftStart, rightStart, left.count) == 0
+        }
+
+        /// Lets `switch key { case "id": … }` compare bytes.
+        static func ~= (literal: StaticString, text: Text) -> Bool {
+            text == literal
+        }
+    }
 }

@@ -27,6 +27,16 @@ struct GraphPageReaderTests {
         #expect(page.value[1].removed?.reason == "deleted" && page.value[1].id == "gone")
     }
 
+    @Test("member names are matched by their decoded bytes, escaped or not")
+    func escapedNames() throws {
+        let page = try GraphPageReader.page(Data(#"""
+            {"v\u0061lue": [{"\u0069d": "e1", "sub\u006Aect": "Standup", "subjects": "not this", "i": "nor this",
+                             "location": {"display\u004eame": "Room 1"}}]}
+            """#.utf8))
+        #expect(page.value.count == 1 && page.value[0].id == "e1" && page.value[0].subject == "Standup")
+        #expect(page.value[0].location?.displayName == "Room 1")
+    }
+
     @Test("malformed input is refused with an offset", arguments: [
         #"{"value": [{"id": "a"}]"#, #"{"value": [{"id": 1}]}"#, #"{"value": [{}]}"#, #"{"nextLink": "x"}"#,
         #"{"value": [{"id": "a\x"}]}"#, #"{"value": [{"id": "\ud800"}]}"#, #"{"value": [], "x": tru}"#, #"{"value": []} x"#,
