@@ -9,7 +9,10 @@ public struct Attendee: Sendable, Hashable, Codable {
     public var response: AttendeeResponse
 
     public init(email: String, name: String? = nil, role: AttendeeRole = .required, response: AttendeeResponse = .none) {
-        self.email = email.lowercased()
+        // Most addresses arrive lowercase already: keep the string rather than build a copy
+        // (a full sync makes several attendees per event).
+        let needsLowercasing = email.utf8.contains { (0x41...0x5A).contains($0) || $0 >= 0x80 }
+        self.email = needsLowercasing ? email.lowercased() : email
         self.name = name
         self.role = role
         self.response = response
