@@ -94,10 +94,7 @@ struct CalendarResourceStoreTests {
         let temporary = try await TemporaryCatalog.migrated(
             upTo: "0003_search",
             rows: """
-                    INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
-                    INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
-                        VALUES (1, 'caldav', 1, 'dav', 0, 0);
-                    INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at) VALUES (1, 1, '/c/', 'C', 0, 0);
+                    \(Self.alice(calendars: [("caldav", "dav", "/c/")]))
                     INSERT INTO events (calendar_id, remote_id, starts_at, ends_at, etag, updated_at, resource)
                         VALUES (1, '/c/a.ics#1', 0, 1, '"a"', 0, '/c/a.ics'), (1, '/c/a.ics#2', 5, 6, '"a"', 0, '/c/a.ics');
                     INSERT INTO events (calendar_id, remote_id, starts_at, ends_at, etag, updated_at, resource, deleted_at)
@@ -116,11 +113,7 @@ struct CalendarResourceStoreTests {
         let temporary = try await TemporaryCatalog.migrated(
             upTo: "0008_drop_unused_events_time",
             rows: """
-                    INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
-                    INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
-                        VALUES (1, 'caldav', 1, 'dav', 0, 0), (2, 'graph', 1, 'outlook', 0, 0);
-                    INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at)
-                        VALUES (1, 1, '/c/', 'C', 0, 0), (2, 2, 'me', 'Calendar', 0, 0);
+                    \(Self.alice(calendars: [("caldav", "dav", "/c/"), ("graph", "outlook", "me")]))
                     INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at)
                         VALUES (1, '/c/a.ics', '"a"', 0), (2, 'AAMkAD=', 'ck', 0);
                     """)
@@ -128,14 +121,12 @@ struct CalendarResourceStoreTests {
         #expect(try await catalog.resourceTags(accountID: 1, calendarRemoteID: "/c/") == ["/c/a.ics": "\"a\""])
         #expect(try await catalog.resourceTags(accountID: 2, calendarRemoteID: "me").isEmpty)
     }
+
     @Test func migration0010StoresRepeatedKeysOnce() async throws {
         let temporary = try await TemporaryCatalog.migrated(
             upTo: "0009_graph_resource_tags",
             rows: """
-                    INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
-                    INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
-                        VALUES (1, 'graph', 1, 'outlook', 0, 0);
-                    INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at) VALUES (1, 1, 'me', 'Calendar', 0, 0);
+                    \(Self.alice(calendars: [("graph", "outlook", "me")]))
                     INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, starts_at, ends_at, updated_at, resource)
                         VALUES (1, 'AAMk-1', 'uid-1', 'uid-1', 0, 1, 0, 'AAMk-1'), (1, 'AAMk-2', 'occurrence-2', 'series-2', 0, 1, 0, 'AAMk-2'),
                                (1, 'file.ics#1', 'uid-3', 'uid-3', 0, 1, 0, 'file.ics');
@@ -152,5 +143,22 @@ struct CalendarResourceStoreTests {
             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('events_resource', 'events_series') ORDER BY name")
         }
         #expect(indexes.allSatisfy { $0.contains("IS NOT NULL") } && indexes.count == 2)
+    }
+
+    /// Rows for the migration tests: user 1 (alice) with account n and calendar n for the
+    /// n-th (provider, account name, calendar remote id).
+    static func alice(calendars: [(provider: String, account: String, remoteID: String)]) -> String {
+        var rows = "INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);\n"
+        for (index, calendar) in calendars.enumerated() {
+            let id = index + 1
+            rows += """
+                INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at)
+                    VALUES (\(id), '\(calendar.provider)', 1, '\(calendar.account)', 0, 0);
+                INSERT INTO calendars (id, account_id, remote_id, name, created_at, updated_at)
+                    VALUES (\(id), \(id), '\(calendar.remoteID)', 'Calendar', 0, 0);
+
+                """
+        }
+        return rows
     }
 }
