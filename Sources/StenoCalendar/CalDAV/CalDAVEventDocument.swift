@@ -34,7 +34,7 @@ enum CalDAVEventDocument {
             switch name {
             case "BEGIN":
                 depth += 1
-                if eventDepth == nil, value(line).uppercased() == "VEVENT" {
+                if eventDepth == nil, value(line).equalsIgnoringASCIICase("VEVENT") {
                     eventDepth = depth
                     eventHasSummary = false
                     events += 1

@@ -70,21 +70,19 @@ extension GraphEventPayload {
 
     /// `attendee.type` → role.
     static func role(_ type: String?) -> AttendeeRole {
-        switch type?.lowercased() {
-        case "optional": return .optional
-        case "resource": return .resource
-        default: return .required
-        }
+        guard let type else { return .required }
+        if type.equalsIgnoringASCIICase("optional") { return .optional }
+        if type.equalsIgnoringASCIICase("resource") { return .resource }
+        return .required
     }
 
     /// `status.response` → response (`organizer` answered by organising).
     static func response(_ response: String?) -> AttendeeResponse {
-        switch response?.lowercased() {
-        case "accepted", "organizer": return .accepted
-        case "declined": return .declined
-        case "tentativelyaccepted": return .tentative
-        default: return .none
-        }
+        guard let response else { return .none }
+        if response.equalsIgnoringASCIICase("accepted") || response.equalsIgnoringASCIICase("organizer") { return .accepted }
+        if response.equalsIgnoringASCIICase("declined") { return .declined }
+        if response.equalsIgnoringASCIICase("tentativelyAccepted") { return .tentative }
+        return .none
     }
 
     static func day(_ local: LocalDateTime) -> String {

@@ -249,15 +249,14 @@ struct GraphPageReader {
     private mutating func readText() throws -> Text {
         try expect(UInt8(ascii: "\""))
         let start = index
-        while index < bytes.count {
+        index = Self.plainRunEnd(bytes, from: index)
+        if index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 defer { index += 1 }
                 return Text(raw: UnsafeBufferPointer(rebasing: bytes[start..<index]))
             }
-            if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("a control character inside a string") }
-            index += 1
         }
         var scalars = [UInt8](bytes[start..<index])
         while index < bytes.count {
@@ -286,6 +285,32 @@ struct GraphPageReader {
             }
         }
         throw failure("the input ends inside a string")
+    }
+
+    /// The index of the first quote, backslash or control character at or after `start`
+    /// (`bytes.count` when there is none): where a run of plain string bytes ends. Eight bytes
+    /// are tested at a time (string bytes are most of a page).
+    private static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            // A byte below n makes (x - n per byte) & ~x set its high bit (n ≤ 0x80): a zero
+            // byte (n = 1) after the XORs, or a control character (n = 0x20).
+            let found = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word)
+            if found & highBits != 0 { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return index }
+            index += 1
+        }
+        return index
     }
 
     /// `\uXXXX` (the `\u` consumed), with a following low surrogate for a high one.
@@ -362,12 +387,17 @@ struct GraphPageReader {
 
     private mutating func expect(_ byte: UInt8) throws {
         skipWhitespace()
-        guard peek == byte else { throw failure("expected \(Character(Unicode.Scalar(byte)))") }
+        guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(Character(Unicode.Scalar(byte)))") }
         index += 1
     }
 
     private mutating func skipWhitespace() {
-        while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -378,17 +408,22 @@ struct GraphPageReader {
 extension GraphPageReader {
     /// A JSON string as read (see ``readText()``); valid only while the reader's body is.
     struct Text {
+        /// The bytes between the quotes; nil for an escaped string, held decoded.
         private let raw: UnsafeBufferPointer<UInt8>?
         private let decoded: [UInt8]
+        /// Its length in bytes.
+        let count: Int
 
         init(raw: UnsafeBufferPointer<UInt8>) {
             self.raw = raw
             decoded = []
+            count = raw.count
         }
 
         init(decoded: [UInt8]) {
             raw = nil
             self.decoded = decoded
+            count = decoded.count
         }
 
         var string: String {
@@ -396,18 +431,17 @@ extension GraphPageReader {
             return String(decoding: decoded, as: UTF8.self)
         }
 
-        /// Whether the text is exactly `literal`, byte for byte.
+        /// Whether the text is exactly `literal`, byte for byte. The lengths are compared
+        /// first: a member name is matched against a dozen literals, most of another length.
         static func == (text: Text, literal: StaticString) -> Bool {
-            literal.withUTF8Buffer { expected in
-                if let raw = text.raw { return same(raw, expected) }
-                return text.decoded.withUnsafeBufferPointer { same($0, expected) }
-            }
+            guard text.count == literal.utf8CodeUnitCount else { return false }
+            if let raw = text.raw { return same(raw, literal) }
+            return text.decoded.withUnsafeBufferPointer { same($0, literal) }
         }
 
-        private static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard left.count == right.count else { return false }
-            guard let leftStart = left.baseAddress, let rightStart = right.baseAddress else { return true }  // both empty
-            return memcmp(leftStart, rightStart, left.count) == 0
+        private static func same(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+            guard let start = bytes.baseAddress, bytes.count > 0 else { return true }  // both empty
+            return memcmp(start, literal.utf8Start, bytes.count) == 0
         }
 
         /// Lets `switch key { case "id": … }` compare bytes.

@@ -74,7 +74,7 @@ public struct ICalAttendee: Sendable, Hashable {
             role: line.parameter("ROLE").flatMap { Role(rawValue: $0.uppercased()) } ?? .requiredParticipant,
             partstat: line.parameter("PARTSTAT").flatMap { ParticipationStatus(rawValue: $0.uppercased()) } ?? .needsAction,
             cutype: line.parameter("CUTYPE").map { CalendarUserType(rawValue: $0.uppercased()) ?? .unknown } ?? .individual,
-            rsvp: line.parameter("RSVP")?.uppercased() == "TRUE"
+            rsvp: line.parameter("RSVP")?.equalsIgnoringASCIICase("TRUE") == true
         )
     }
 }

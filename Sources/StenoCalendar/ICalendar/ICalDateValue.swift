@@ -66,7 +66,7 @@ public enum ICalDateValue: Sendable, Hashable, CustomStringConvertible {
         }
         let date = LocalDateTime(year: y, month: m, day: d)
         guard date.isValid else { throw ICalendarError(line: 0, message: "'\(trimmed)' is not a valid calendar date") }
-        if bytes.count == 8 || valueType?.uppercased() == "DATE" {
+        if bytes.count == 8 || valueType?.equalsIgnoringASCIICase("DATE") == true {
             guard bytes.count == 8 || (bytes.count >= 15 && bytes[8] == UInt8(ascii: "T")) else {
                 throw ICalendarError(line: 0, message: "'\(trimmed)' is not a DATE (YYYYMMDD)")
             }

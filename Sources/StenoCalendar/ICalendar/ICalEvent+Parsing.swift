@@ -19,7 +19,7 @@ extension ICalEvent {
             switch property.name {
             case "RECURRENCE-ID":
                 recurrenceID = try Self.dateValue(property)
-                recurrenceIDThisAndFuture = property.parameter("RANGE")?.uppercased() == "THISANDFUTURE"
+                recurrenceIDThisAndFuture = property.parameter("RANGE")?.equalsIgnoringASCIICase("THISANDFUTURE") == true
             case "SEQUENCE": sequence = Int(property.value.trimmingCharacters(in: .whitespaces)) ?? 0
             case "SUMMARY": summary = property.text
             case "DESCRIPTION": description = property.text

@@ -74,14 +74,22 @@ extension Attendee {
     /// answer when they gave one.
     public static func mirroredList(organizer: Attendee?, attendees: [Attendee]) -> [Attendee] {
         var list: [Attendee] = []
-        var seen = Set<String>()
+        list.reserveCapacity(attendees.count + 1)
         if var organizer {
             if let asAttendee = attendees.first(where: { $0.email == organizer.email }), asAttendee.response != .none {
                 organizer.response = asAttendee.response
             }
             list.append(organizer)
-            seen.insert(organizer.email)
         }
+        // Most meetings have a handful of attendees: comparing with the list so far is
+        // cheaper than hashing every address; a large list uses a set.
+        if attendees.count <= 16 {
+            for attendee in attendees where !list.contains(where: { $0.email == attendee.email }) {
+                list.append(attendee)
+            }
+            return list
+        }
+        var seen = Set(list.map(\.email))
         for attendee in attendees where seen.insert(attendee.email).inserted {
             list.append(attendee)
         }

@@ -62,6 +62,28 @@ struct GraphMappingTests {
         #expect(GraphDateTime.instant("2026-11-02T08:00:00X") == nil)
     }
 
+    @Test("attendee types and answers are read whatever their case; look-alikes are not")
+    func enumerationCase() {
+        #expect(GraphEventPayload.role("Optional") == .optional && GraphEventPayload.role("RESOURCE") == .resource)
+        #expect(GraphEventPayload.role("optıonal") == .required && GraphEventPayload.role(nil) == .required)
+        #expect(GraphEventPayload.response("tentativelyAccepted") == .tentative && GraphEventPayload.response("Organizer") == .accepted)
+        #expect(GraphEventPayload.response("DECLINED") == .declined && GraphEventPayload.response("notResponded") == .none)
+        #expect(GraphEventPayload.response("accepte") == .none && GraphEventPayload.response("acceptedd") == .none)
+        #expect("VEVENT"[...].equalsIgnoringASCIICase("vevent") && !"V@EVENT".equalsIgnoringASCIICase("v`event"))
+    }
+
+    @Test("an attendee list keeps the organizer first and every address once, short or long")
+    func attendeeList() {
+        let organizer = Attendee(email: "ann@x.com", name: "Ann", role: .organizer, response: .accepted)
+        for count in [3, 16, 17, 40] {
+            let invited = (0..<count).map { Attendee(email: "p\($0 % (count - 1))@x.com", response: .accepted) }
+                + [Attendee(email: "ANN@x.com", response: .tentative)]
+            let list = Attendee.mirroredList(organizer: organizer, attendees: invited)
+            #expect(list.map(\.email) == ["ann@x.com"] + (0..<(count - 1)).map { "p\($0)@x.com" })
+            #expect(list[0].role == .organizer && list[0].response == .tentative)
+        }
+    }
+
     @Test("random and truncated input never crashes the readers", arguments: 0..<4)
     func fuzz(seed: UInt64) throws {
         var generator = FuzzTests.SplitMix64(state: seed)

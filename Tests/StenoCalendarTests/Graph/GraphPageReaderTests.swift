@@ -37,6 +37,33 @@ struct GraphPageReaderTests {
         #expect(page.value[0].location?.displayName == "Room 1")
     }
 
+    @Test("a quote, backslash or control character is found wherever it falls in the eight-byte words scanned")
+    func stringEnds() throws {
+        for length in 0..<40 {
+            for position in 0..<length {
+                var plain = Array(repeating: UInt8(ascii: "a"), count: length)
+                plain[position] = 0xC3  // the first byte of "é"…
+                if position + 1 < length { plain[position + 1] = 0xA9 } else { plain[position] = UInt8(ascii: "b") }
+                let expected = String(decoding: plain, as: UTF8.self)
+                #expect(try Self.subject(of: plain) == expected)
+
+                var escaped = Array(repeating: UInt8(ascii: "a"), count: length)
+                escaped.replaceSubrange(position...position, with: Array(#"\""#.utf8))
+                #expect(try Self.subject(of: escaped) == String(repeating: "a", count: position) + "\"" + String(repeating: "a", count: length - position - 1))
+
+                var control = Array(repeating: UInt8(ascii: "a"), count: length)
+                control[position] = 0x1F
+                #expect(throws: GraphPageReader.Failure.self) { try Self.subject(of: control) }
+            }
+        }
+    }
+
+    /// The subject of a one-event page whose subject is `bytes` as written between the quotes.
+    private static func subject(of bytes: [UInt8]) throws -> String? {
+        let page = try GraphPageReader.page(Data(#"{"value": [{"id": "e", "subject": ""#.utf8 + bytes + #""}]}"#.utf8))
+        return page.value.first?.subject
+    }
+
     @Test("malformed input is refused with an offset", arguments: [
         #"{"value": [{"id": "a"}]"#, #"{"value": [{"id": 1}]}"#, #"{"value": [{}]}"#, #"{"nextLink": "x"}"#,
         #"{"value": [{"id": "a\x"}]}"#, #"{"value": [{"id": "\ud800"}]}"#, #"{"value": [], "x": tru}"#, #"{"value": []} x"#,
