@@ -46,7 +46,7 @@ struct GraphMailboxSync {
     func run() async throws -> Outcome {
         if isKnown, let stored, let link = stored.deltaLink, stored.covers(context.window), let url = URL(string: link) {
             do {
-                return try await round(from: url, full: false, window: stored)
+                return try await round(from: url, full: false, comparesWithMirror: false, window: stored)
             } catch let refusal as ResyncRequired {
                 context.logger.info(
                     "delta state refused; syncing the mailbox in full", metadata: ["mailbox": "\(mailbox.remoteID)", "reason": "\(refusal.reason)"])
@@ -56,12 +56,14 @@ struct GraphMailboxSync {
             start: context.window.start, end: context.window.end.addingTimeInterval(Double(options.windowSlackDays) * 86_400))
         let state = GraphCalendarState(deltaLink: nil, window: window)
         do {
-            return try await round(from: initialURL(window), full: true, window: state)
+            // A calendar the mirror has never held has no events to compare the listing with.
+            return try await round(from: initialURL(window), full: true, comparesWithMirror: isKnown, window: state)
         } catch let refusal as ResyncRequired {
-            // A skip token may expire during a long first round: start it once more.
+            // A skip token may expire during a long first round: start it once more (the
+            // first attempt may have mirrored events since gone).
             context.logger.info("delta round restarted", metadata: ["mailbox": "\(mailbox.remoteID)", "reason": "\(refusal.reason)"])
             do {
-                return try await round(from: initialURL(window), full: true, window: state)
+                return try await round(from: initialURL(window), full: true, comparesWithMirror: true, window: state)
             } catch let again as ResyncRequired {
                 throw CalendarSyncError.badSource("Microsoft Graph refused a fresh delta round for \(mailbox.name): \(again.reason)")
             }
@@ -80,7 +82,10 @@ struct GraphMailboxSync {
     }
 
     /// Follows `@odata.nextLink` to the `@odata.deltaLink`, applying what the pages hold.
-    private func round(from start: URL, full: Bool, window: GraphCalendarState) async throws -> Outcome {
+    ///
+    /// A full round that `comparesWithMirror` tombstones the mirrored events of the window it
+    /// did not list.
+    private func round(from start: URL, full: Bool, comparesWithMirror: Bool, window: GraphCalendarState) async throws -> Outcome {
         var outcome = Outcome()
         outcome.fullSync = full
         var url = start
@@ -111,7 +116,7 @@ struct GraphMailboxSync {
             for event in page.value {
                 if event.removed != nil {
                     pending[event.id] = nil
-                    if full { seen.remove(event.id) }
+                    if comparesWithMirror { seen.remove(event.id) }
                     removed.insert(event.id)
                     continue
                 }
@@ -121,8 +126,7 @@ struct GraphMailboxSync {
                     let occurrence = try event.mirrored()
                     pending[event.id] = ResourceUpdate(resource: event.id, etag: event.changeKey, occurrences: [occurrence])
                     if !removed.isEmpty { removed.remove(event.id) }
-                    // Only a full round compares what it saw with the mirror.
-                    if full { seen.insert(event.id) }
+                    if comparesWithMirror { seen.insert(event.id) }
                 } catch {
                     outcome.warnings.append(error.description)
                 }
@@ -140,7 +144,7 @@ struct GraphMailboxSync {
             guard let deltaLink = page.deltaLink else {
                 throw CalendarSyncError.malformedResponse("GET \(url.path): a page with neither @odata.nextLink nor @odata.deltaLink")
             }
-            if full {
+            if comparesWithMirror {
                 // Events mirrored only outside the round's window are not in its listing: kept.
                 let listable = try await context.mirror.resources(calendarRemoteID: mailbox.remoteID, overlapping: window.window)
                 removed.formUnion(listable.subtracting(seen))

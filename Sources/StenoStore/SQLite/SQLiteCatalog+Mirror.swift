@@ -44,7 +44,7 @@ extension SQLiteCatalog {
                 try String.fetchAll(
                     db,
                     sql: """
-                        SELECT DISTINCT \(StoredEventKeys.resource) FROM events e JOIN calendars c ON c.id = e.calendar_id
+                        SELECT \(StoredEventKeys.resource) FROM events e JOIN calendars c ON c.id = e.calendar_id
                         WHERE c.account_id = ? AND c.remote_id = ? AND e.deleted_at IS NULL
                             AND e.starts_at < ? AND e.ends_at > ?
                         """,

@@ -257,11 +257,15 @@ final class CrashingMirror: CalendarMirror, @unchecked Sendable {
     let inner: InMemoryCalendarMirror
     private let lock = NSLock()
     private var remaining: Int?
+    private var onFirstApply: (@Sendable () -> Void)?
 
     init(_ inner: InMemoryCalendarMirror) { self.inner = inner }
 
     /// The next `apply` calls after `count` successful ones fail, once.
     func crash(after count: Int) { lock.withLock { remaining = count } }
+
+    /// Runs `action` once, after the next successful `apply` (the source changing mid-round).
+    func afterNextApply(_ action: @escaping @Sendable () -> Void) { lock.withLock { onFirstApply = action } }
 
     struct Crash: Error {}
 
@@ -281,7 +285,12 @@ final class CrashingMirror: CalendarMirror, @unchecked Sendable {
             return false
         }
         if fail { throw Crash() }
-        return try await inner.apply(changes)
+        let summary = try await inner.apply(changes)
+        lock.withLock { () -> (@Sendable () -> Void)? in
+            defer { onFirstApply = nil }
+            return onFirstApply
+        }?()
+        return summary
     }
     func removeCalendars(except remoteIDs: Set<String>) async throws { try await inner.removeCalendars(except: remoteIDs) }
     func saveAccountState(syncState: String?, capabilities: String?) async throws {
@@ -325,5 +334,26 @@ struct GraphCrashTests {
         #expect(again.fullSyncs == 0)
         await bed.expectMirrorEqualsDouble()
         #expect(await bed.state()?.deltaLink != link)
+    }
+
+    @Test("a first round restarted when its skip token expired tombstones what the first attempt mirrored and is gone")
+    func restartedFirstRound() async throws {
+        let bed = try GraphTestBed(options: GraphProvider.Options(pageSize: 10, resourcesPerChangeSet: 10))
+        defer { Task { await bed.shutdown() } }
+        bed.seed(35)
+        let account = bed.delegatedAccount()
+        let mirror = CrashingMirror(bed.mirror)
+        let double = bed.double
+        mirror.afterNextApply {
+            double.remove("ev0003")
+            double.expireDeltaTokens()
+        }
+        let context = CalendarSyncContext(
+            account: account, credentials: CalendarCredentials(refreshToken: double.issueRefreshToken(for: GraphTestBed.user)),
+            window: GraphTestBed.window(), mirror: mirror, logger: .init(label: "restart"))
+        let report = try await GraphProvider(transport: bed.transport, options: bed.options).sync(context)
+        #expect(report.changes.deleted == 1)
+        #expect(await bed.mirror.liveEvents(calendar: "me").count == 34)
+        await bed.expectMirrorEqualsDouble()
     }
 }
