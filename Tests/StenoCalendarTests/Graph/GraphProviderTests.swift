@@ -301,20 +301,21 @@ final class CrashingMirror: CalendarMirror, @unchecked Sendable {
 
 @Suite("Graph provider: a crash mid-round", .serialized)
 struct GraphCrashTests {
-    @Test("a delta link is saved only with the events it covers: a round cut short is done again, nothing lost")
-    func crashMidRound() async throws {
+    /// 35 events read 10 per page and written 10 per change set, through a mirror that can
+    /// fail or change the double between change sets; the sync of the delegated account.
+    func bedWithPagedRounds() throws -> (bed: GraphTestBed, mirror: CrashingMirror, sync: @Sendable () async throws -> CalendarSyncReport) {
         let bed = try GraphTestBed(options: GraphProvider.Options(pageSize: 10, resourcesPerChangeSet: 10))
-        defer { Task { await bed.shutdown() } }
         bed.seed(35)
         let account = bed.delegatedAccount()
-        let crashing = CrashingMirror(bed.mirror)
-        let refresh = bed.double.issueRefreshToken(for: GraphTestBed.user)
-        func sync() async throws -> CalendarSyncReport {
-            let credentials = await bed.mirror.savedCredentials.last ?? CalendarCredentials(refreshToken: refresh)
-            let context = CalendarSyncContext(
-                account: account, credentials: credentials, window: GraphTestBed.window(), mirror: crashing, logger: .init(label: "crash"))
-            return try await GraphProvider(transport: bed.transport, options: bed.options).sync(context)
-        }
+        let mirror = CrashingMirror(bed.mirror)
+        let credentials = CalendarCredentials(refreshToken: bed.double.issueRefreshToken(for: GraphTestBed.user))
+        return (bed, mirror, { try await bed.sync(account, credentials: credentials, through: mirror) })
+    }
+
+    @Test("a delta link is saved only with the events it covers: a round cut short is done again, nothing lost")
+    func crashMidRound() async throws {
+        let (bed, crashing, sync) = try bedWithPagedRounds()
+        defer { Task { await bed.shutdown() } }
         // The full round dies after two of its four change sets: some events, no delta link.
         crashing.crash(after: 2)
         await #expect(throws: CrashingMirror.Crash.self) { try await sync() }
@@ -338,20 +339,14 @@ struct GraphCrashTests {
 
     @Test("a first round restarted when its skip token expired tombstones what the first attempt mirrored and is gone")
     func restartedFirstRound() async throws {
-        let bed = try GraphTestBed(options: GraphProvider.Options(pageSize: 10, resourcesPerChangeSet: 10))
+        let (bed, mirror, sync) = try bedWithPagedRounds()
         defer { Task { await bed.shutdown() } }
-        bed.seed(35)
-        let account = bed.delegatedAccount()
-        let mirror = CrashingMirror(bed.mirror)
         let double = bed.double
         mirror.afterNextApply {
             double.remove("ev0003")
             double.expireDeltaTokens()
         }
-        let context = CalendarSyncContext(
-            account: account, credentials: CalendarCredentials(refreshToken: double.issueRefreshToken(for: GraphTestBed.user)),
-            window: GraphTestBed.window(), mirror: mirror, logger: .init(label: "restart"))
-        let report = try await GraphProvider(transport: bed.transport, options: bed.options).sync(context)
+        let report = try await sync()
         #expect(report.changes.deleted == 1)
         #expect(await bed.mirror.liveEvents(calendar: "me").count == 34)
         await bed.expectMirrorEqualsDouble()

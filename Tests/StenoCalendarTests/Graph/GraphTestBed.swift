@@ -37,14 +37,15 @@ final class GraphTestBed: Sendable {
             ].merging(extra) { _, new in new })
     }
 
-    /// Syncs an account; credentials are the last ones the mirror saved, else `initial`.
+    /// Syncs an account; credentials are the last ones the mirror saved, else `initial`. The
+    /// sync writes `through` a wrapper of the mirror when one is given.
     func sync(
         _ account: CalendarAccount, credentials initial: CalendarCredentials, window: DateInterval = GraphTestBed.window(),
-        mappedMailboxes: [String] = []
+        mappedMailboxes: [String] = [], through wrapper: (any CalendarMirror)? = nil
     ) async throws -> CalendarSyncReport {
         let credentials = await mirror.savedCredentials.last ?? initial
         let context = CalendarSyncContext(
-            account: account, credentials: credentials, window: window, mirror: mirror, logger: Logger(label: "graph-test"))
+            account: account, credentials: credentials, window: window, mirror: wrapper ?? mirror, logger: Logger(label: "graph-test"))
         return try await GraphProvider(transport: transport, options: options, mappedMailboxes: { mappedMailboxes }).sync(context)
     }
 
