@@ -222,18 +222,31 @@ struct CalendarMirrorStoreTests {
 
     /// A recording's iCalUID or event id hint finds its event by any of its four keys, through
     /// indexes only: the lookup once read every event of the catalog for each hinted recording.
+    /// A single event is out of the iCalUID index (0011) and found through its meeting; one
+    /// whose meeting identity is not its iCalUID stays in the index.
     @Test func identityLookupsFindEachKeyThroughIndexes() async throws {
         let (catalog, account, temporary) = try await setUp()
         _ = temporary
         let weekly = occurrence("weekly", at: 24, recurrence: Date(timeIntervalSince1970: 1_790_000_000 + 24 * 3600))
+        let single = occurrence("single", at: 30)
+        var elsewhere = occurrence("elsewhere", at: 36)
+        elsewhere.meetingIdentity = "another-identity"
         var changes = CalendarChangeSet(calendar: calendar, scope: .complete)
-        changes.updatedResources = [ResourceUpdate(resource: "/cal/work/weekly.ics", occurrences: [weekly])]
+        changes.updatedResources = [weekly, single, elsewhere].map { ResourceUpdate(resource: $0.remoteID, occurrences: [$0]) }
         _ = try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now)
-        for (uid, eventID) in [("weekly", nil), (weekly.meetingIdentity, nil), (nil, weekly.remoteID)] as [(String?, String?)] {
+        let lookups: [(String?, String?, EventOccurrence)] = [
+            ("weekly", nil, weekly), (weekly.meetingIdentity, nil, weekly), (nil, weekly.remoteID, weekly),
+            ("single", nil, single), ("elsewhere", nil, elsewhere), ("another-identity", nil, elsewhere),
+        ]
+        for (uid, eventID, expected) in lookups {
             let found = try await catalog.identityCandidates(iCalUID: uid, eventID: eventID, ownerID: account.ownerID)
-            #expect(found.map(\.eventRemoteID) == [weekly.remoteID], "by \(uid ?? eventID ?? "")")
+            #expect(found.map(\.eventRemoteID) == [expected.remoteID], "by \(uid ?? eventID ?? "")")
         }
         #expect(try await catalog.identityCandidates(iCalUID: "other", eventID: "other", ownerID: account.ownerID).isEmpty)
+        let indexed = try await catalog.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT ical_uid FROM events INDEXED BY events_ical_uid WHERE \(StoredEventKeys.iCalUIDIndexed) ORDER BY 1")
+        }
+        #expect(indexed == ["elsewhere", "weekly"])
         let plan = try await catalog.writer.read { db in
             try Row.fetchAll(
                 db, sql: "EXPLAIN QUERY PLAN \(SQLiteCatalog.candidateSelect) WHERE e.deleted_at IS NULL AND e.id IN (\(SQLiteCatalog.eventsByIdentity))",
@@ -241,6 +254,7 @@ struct CalendarMirrorStoreTests {
             ).map { $0["detail"] as String }
         }
         #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
+        #expect(plan.contains { $0.contains("events_ical_uid") }, "\(plan)")
     }
 
     /// A meeting already indexed is re-indexed in place (its old row goes); a new one is added.

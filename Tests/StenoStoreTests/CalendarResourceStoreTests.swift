@@ -127,9 +127,10 @@ struct CalendarResourceStoreTests {
             upTo: "0009_graph_resource_tags",
             rows: """
                     \(Self.alice(calendars: [("graph", "outlook", "me")]))
-                    INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, starts_at, ends_at, updated_at, resource)
-                        VALUES (1, 'AAMk-1', 'uid-1', 'uid-1', 0, 1, 0, 'AAMk-1'), (1, 'AAMk-2', 'occurrence-2', 'series-2', 0, 1, 0, 'AAMk-2'),
-                               (1, 'file.ics#1', 'uid-3', 'uid-3', 0, 1, 0, 'file.ics');
+                    INSERT INTO meetings (id, identity, created_at, updated_at) VALUES (1, 'uid-1', 0, 0), (2, 'occurrence-2', 0, 0), (3, 'uid-3', 0, 0);
+                    INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, meeting_id, starts_at, ends_at, updated_at, resource)
+                        VALUES (1, 'AAMk-1', 'uid-1', 'uid-1', 1, 0, 1, 0, 'AAMk-1'), (1, 'AAMk-2', 'occurrence-2', 'series-2', 2, 0, 1, 0, 'AAMk-2'),
+                               (1, 'file.ics#1', 'uid-3', 'uid-3', 3, 0, 1, 0, 'file.ics');
                     """)
         let catalog = try await temporary.open()
         let stored = try await catalog.writer.read { db in
@@ -143,6 +144,34 @@ struct CalendarResourceStoreTests {
             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('events_resource', 'events_series') ORDER BY name")
         }
         #expect(indexes.allSatisfy { $0.contains("IS NOT NULL") } && indexes.count == 2)
+    }
+
+    @Test func migration0011IndexesOnlyICalUIDsTheMeetingCannotStandFor() async throws {
+        let temporary = try await TemporaryCatalog.migrated(
+            upTo: "0010_events_repeated_keys",
+            rows: """
+                    \(Self.alice(calendars: [("graph", "outlook", "me")]))
+                    INSERT INTO meetings (id, identity, created_at, updated_at)
+                        VALUES (1, 'uid-1', 0, 0), (2, 'series-2#20261102T080000Z', 0, 0), (3, 'elsewhere', 0, 0);
+                    INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, recurrence_id, meeting_id, starts_at, ends_at, updated_at)
+                        VALUES (1, 'AAMk-1', 'uid-1', NULL, NULL, 1, 0, 1, 0), (1, 'AAMk-2', 'occurrence-2', 'series-2', 5, 2, 0, 1, 0),
+                               (1, 'AAMk-3', 'uid-3', NULL, NULL, 3, 0, 1, 0);
+                    """)
+        let catalog = try await temporary.open()
+        let stored = try await catalog.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT series_uid FROM events ORDER BY id").map { $0[0] as String? }
+        }
+        // The third row's meeting is not its iCalUID: it keeps a series UID and its index entry.
+        #expect(stored == [nil, "series-2", "uid-3"])
+        let events = try await catalog.mirroredEvents(accountID: 1, includeDeleted: false).sorted { $0.id < $1.id }
+        #expect(events.map(\.occurrence.seriesUID) == ["uid-1", "series-2", "uid-3"])
+        for (uid, remoteID) in [("uid-1", "AAMk-1"), ("occurrence-2", "AAMk-2"), ("uid-3", "AAMk-3")] {
+            #expect(try await catalog.identityCandidates(iCalUID: uid, eventID: nil, ownerID: nil).map(\.eventRemoteID) == [remoteID])
+        }
+        let index = try await catalog.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'events_ical_uid'")
+        }
+        #expect(index?.contains("WHERE series_uid IS NOT NULL OR recurrence_id IS NOT NULL") == true)
     }
 
     /// Rows for the migration tests: user 1 (alice) with account n and calendar n for the
