@@ -11,7 +11,19 @@ enum EventFingerprint {
             hash &*= 0x100_0000_01b3
         }
         func mix(_ text: String?) {
-            for byte in (text ?? "\u{0}").utf8 { mix(byte: byte) }
+            guard var text else {
+                mix(byte: 0)
+                return mix(byte: 0x1f)
+            }
+            // Over the bytes in place: walking String.UTF8View costs more per byte than the hash.
+            hash = text.withUTF8 { bytes in
+                var running = hash
+                for byte in bytes {
+                    running ^= UInt64(byte)
+                    running &*= 0x100_0000_01b3
+                }
+                return running
+            }
             mix(byte: 0x1f)
         }
         // An instant mixes in as the decimal digits of its milliseconds, written out without
