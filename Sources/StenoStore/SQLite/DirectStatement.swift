@@ -64,20 +64,21 @@ struct DirectStatement {
         guard code == SQLITE_DONE else { throw error(code) }
     }
 
-    /// Runs an insert (or upsert) and returns the rowid of the row it inserted, or nil if it
-    /// inserted none (an upsert that updated instead).
+    /// Runs an insert (or upsert) into a rowid table and returns the rowid of the row it
+    /// inserted, or nil if it inserted none (an upsert that updated instead).
     ///
     /// What `RETURNING id` answers, without it: SQLite gathers a statement's RETURNING rows in
-    /// a temporary b-tree, which cost more than the row written. A rowid reused by the insert
-    /// (the last row deleted, then one inserted) reads as nil too; callers then look the row
-    /// up, which is right in either case.
+    /// a temporary b-tree, which cost more than the row written. The connection's last insert
+    /// rowid is cleared first (rowids start at 1): compared with its previous value instead,
+    /// an insert into one table that got the rowid just inserted into another (a new event
+    /// and its new meeting, in lockstep in a fresh catalog) read as an update.
     ///
     /// - Throws: `DatabaseError` when SQLite refuses it.
     func executeReturningInsertedRowID() throws -> Int64? {
-        let before = sqlite3_last_insert_rowid(connection)
+        sqlite3_set_last_insert_rowid(connection, 0)
         try execute()
-        let after = sqlite3_last_insert_rowid(connection)
-        return after == before ? nil : after
+        let inserted = sqlite3_last_insert_rowid(connection)
+        return inserted == 0 ? nil : inserted
     }
 
     /// Runs the statement and reads the first column of its first row (a `RETURNING id`).
