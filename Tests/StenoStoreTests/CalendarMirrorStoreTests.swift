@@ -68,7 +68,8 @@ struct CalendarMirrorStoreTests {
         #expect(calendars.count == 1 && calendars[0].syncState == "token-1" && calendars[0].eventCount == 4)
         let events = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
         let mirroredSingle = try #require(events.first { $0.occurrence.iCalUID == "single" })
-        #expect(mirroredSingle.occurrence.attendees.map(\.email) == ["bob@example.com"])
+        // The organizer heads the attendee list of a mirrored event (Attendee.mirroredList).
+        #expect(mirroredSingle.occurrence.attendees.map(\.email) == ["alice@example.com", "bob@example.com"])
         #expect(mirroredSingle.occurrence.organizer?.email == "alice@example.com")
         #expect(mirroredSingle.occurrence.attendees.last?.name == "Bøb 東京")
 
@@ -158,7 +159,7 @@ struct CalendarMirrorStoreTests {
         #expect(after.count == 2)
         #expect(after[0].id == before[0].id && after[0].meetingID == before[0].meetingID)
         #expect(after[0].occurrence.title == "Standup (moved)")
-        #expect(after[0].occurrence.attendees.map(\.email) == ["carol@example.com"])
+        #expect(after[0].occurrence.attendees.map(\.email) == ["alice@example.com", "carol@example.com"])
         #expect(after[1].id != after[0].id && after[1].meetingID != after[0].meetingID && after[1].meetingID != nil)
     }
 
@@ -275,6 +276,31 @@ struct CalendarMirrorStoreTests {
         #expect(try await titles("review") == ["Roadmap review"])
         #expect(try await titles("hiring") == ["Hiring sync"])
         #expect(try await catalog.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM meeting_search") } == 3)
+    }
+
+    /// The organizer is kept on the events row only (migration 0012), yet every reader sees
+    /// them first among the attendees, with their own answer.
+    @Test func theOrganizerIsStoredOnceAndStillHeadsTheAttendees() async throws {
+        let (catalog, account, temporary) = try await setUp()
+        _ = temporary
+        let organizer = Attendee(email: "alice@example.com", name: "Alice Archer", role: .organizer, response: .tentative)
+        let bob = Attendee(email: "bob@example.com", name: "Bob", response: .accepted)
+        var planning = occurrence("planning", at: 5, title: "Planning", attendees: [organizer, bob])
+        planning.organizer = organizer
+        let changes = CalendarChangeSet(
+            calendar: calendar, scope: .incremental, updatedResources: [ResourceUpdate(resource: planning.remoteID, occurrences: [planning])])
+        _ = try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now)
+        let rows = try await catalog.writer.read { db in try String.fetchAll(db, sql: "SELECT email FROM event_attendees") }
+        #expect(rows == ["bob@example.com"])
+        let mirrored = try #require(try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false).first)
+        #expect(mirrored.occurrence.attendees == planning.attendees && mirrored.occurrence.organizer == organizer)
+        let meetingID = try #require(mirrored.meetingID)
+        let detail = try await catalog.meeting(id: meetingID, visibleTo: nil)
+        #expect(detail.attendees.map(\.email) == ["alice@example.com", "bob@example.com"] && detail.attendees[0].response == .tentative)
+        #expect(detail.meeting.organizer == organizer && detail.meeting.attendeeCount == 2)
+        #expect(try await catalog.search("archer", visibleTo: nil, offset: 0, limit: 10).map(\.title) == ["Planning"])
+        // Unchanged, it is not rewritten: the fingerprint covers the organizer's answer too.
+        #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).unchanged == 1)
     }
 
     @Test func theSameOccurrenceInTwoAccountsIsOneMeeting() async throws {

@@ -174,6 +174,28 @@ struct CalendarResourceStoreTests {
         #expect(index?.contains("WHERE series_uid IS NOT NULL OR recurrence_id IS NOT NULL") == true)
     }
 
+    @Test func migration0012KeepsTheOrganizerOnTheEventOnly() async throws {
+        let temporary = try await TemporaryCatalog.migrated(
+            upTo: "0011_events_ical_uid_partial",
+            rows: """
+                    \(Self.alice(calendars: [("graph", "outlook", "me")]))
+                    INSERT INTO meetings (id, identity, created_at, updated_at) VALUES (1, 'uid-1', 0, 0), (2, 'uid-2', 0, 0);
+                    INSERT INTO events (id, calendar_id, remote_id, ical_uid, meeting_id, starts_at, ends_at, updated_at, organizer_email, organizer_name)
+                        VALUES (1, 1, 'AAMk-1', 'uid-1', 1, 0, 1, 0, 'alice@example.com', 'Alice'), (2, 1, 'AAMk-2', 'uid-2', 2, 0, 1, 0, NULL, NULL);
+                    INSERT INTO event_attendees (event_id, email, name, role, response)
+                        VALUES (1, 'alice@example.com', 'Alice', 'organizer', 'tentative'), (1, 'bob@example.com', 'Bob', 'required', 'accepted'),
+                               (2, 'carol@example.com', 'Carol', 'required', 'declined');
+                    """)
+        let catalog = try await temporary.open()
+        let rows = try await catalog.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT event_id, email FROM event_attendees ORDER BY 1, 2").map { "\($0[0] as Int64) \($0[1] as String)" }
+        }
+        #expect(rows == ["1 bob@example.com", "2 carol@example.com"])
+        let events = try await catalog.mirroredEvents(accountID: 1, includeDeleted: false).sorted { $0.id < $1.id }
+        #expect(events.map { $0.occurrence.attendees.map(\.email) } == [["alice@example.com", "bob@example.com"], ["carol@example.com"]])
+        #expect(events[0].occurrence.organizer?.response == .tentative && events[0].occurrence.attendees[0].role == .organizer)
+    }
+
     /// Rows for the migration tests: user 1 (alice) with account n and calendar n for the
     /// n-th (provider, account name, calendar remote id).
     static func alice(calendars: [(provider: String, account: String, remoteID: String)]) -> String {

@@ -74,7 +74,8 @@ struct MirrorWriter {
         return summary
     }
 
-    /// Re-indexes the touched meetings for `steno search`: title and every attendee's name and email.
+    /// Re-indexes the touched meetings for `steno search`: title, and the name and email of the
+    /// organizer and every attendee.
     ///
     /// Two statements for the whole change set (the ids passed as one JSON array), not two per
     /// meeting: a full sync touches tens of thousands of meetings, and per-statement overhead
@@ -93,8 +94,12 @@ struct MirrorWriter {
             sql: """
                 INSERT INTO meeting_search (rowid, title, attendees)
                 SELECT m.id, m.title,
-                    (SELECT group_concat(coalesce(a.name, '') || ' ' || a.email, ' ') FROM event_attendees a
-                     JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
+                    (SELECT group_concat(person, ' ') FROM (
+                        SELECT coalesce(e.organizer_name, '') || ' ' || e.organizer_email AS person FROM events e
+                        WHERE e.meeting_id = m.id AND e.deleted_at IS NULL AND e.organizer_email IS NOT NULL
+                        UNION ALL
+                        SELECT coalesce(a.name, '') || ' ' || a.email FROM event_attendees a
+                        JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id AND e.deleted_at IS NULL))
                 FROM meetings m WHERE m.id IN (SELECT value FROM json_each(?))
                 """
         ).execute(arguments: [ids])
@@ -202,7 +207,7 @@ struct MirrorWriter {
                 occurrence, calendarID: calendarID, resource: update.resource, etag: update.etag, fingerprint: fingerprint,
                 meetingID: meetingID)
             // A row just inserted has no attendees to replace.
-            try replaceAttendees(eventID: eventID, occurrence.attendees, replacing: previous != nil)
+            try replaceAttendees(eventID: eventID, occurrence.attendees, organizer: occurrence.organizer?.email, replacing: previous != nil)
             if previous == nil || previous?.isDeleted == true { summary.inserted += 1 } else { summary.updated += 1 }
             summary.touchedMeetingIDs.insert(meetingID)
             if let old = previous?.meetingID, old != meetingID { summary.touchedMeetingIDs.insert(old) }
@@ -264,6 +269,9 @@ struct MirrorWriter {
         statement.bind(now)
         statement.bind(stored.resource)
         statement.bind(fingerprint)
+        statement.bind(occurrence.organizer.map { organizer in
+            (occurrence.attendees.first { $0.email == organizer.email } ?? organizer).response.rawValue
+        })
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
         var lookup = try statements(.eventByRemoteID)
         lookup.bind(calendarID)
@@ -271,14 +279,15 @@ struct MirrorWriter {
         return try lookup.fetchInt64() ?? 0
     }
 
-    /// Replaces an event's attendees (a row just inserted has none to delete).
-    func replaceAttendees(eventID: Int64, _ attendees: [Attendee], replacing: Bool) throws {
+    /// Replaces an event's attendees (a row just inserted has none to delete). The organizer
+    /// is not among them: the events row holds them (migration 0012).
+    func replaceAttendees(eventID: Int64, _ attendees: [Attendee], organizer: String?, replacing: Bool) throws {
         if replacing {
             var delete = try statements(.deleteAttendees)
             delete.bind(eventID)
             try delete.execute()
         }
-        for attendee in attendees where !attendee.email.isEmpty {
+        for attendee in attendees where !attendee.email.isEmpty && attendee.email != organizer {
             var insert = try statements(.insertAttendee)
             insert.bind(eventID)
             insert.bind(attendee.email)

@@ -130,7 +130,7 @@ extension SQLiteCatalog {
         try db.cachedStatement(
             sql: """
                 INSERT INTO link_attendees (recording_id, email, name, role, response)
-                SELECT u.recording_id, e.organizer_email, e.organizer_name, 'organizer', 'accepted'
+                SELECT u.recording_id, e.organizer_email, e.organizer_name, 'organizer', coalesce(e.organizer_response, 'accepted')
                 FROM temp.link_updates u JOIN events e ON e.id = u.event_id
                 WHERE e.organizer_email IS NOT NULL
                 ON CONFLICT DO NOTHING

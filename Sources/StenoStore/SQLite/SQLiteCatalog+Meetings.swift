@@ -68,16 +68,25 @@ extension SQLiteCatalog {
         }
     }
 
-    /// Attendees from the live events (one per email, the strongest role kept), else the links' cache.
+    /// Attendees from the live events, each event's organizer first (one per email, from the
+    /// latest event), else the links' cache.
     static func meetingAttendees(_ db: Database, id: Int64) throws -> [Attendee] {
-        var live = try Row.fetchAll(
+        var live: [Attendee] = []
+        let events = try Row.fetchCursor(
             db,
             sql: """
-                SELECT ea.email, ea.name, ea.role, ea.response FROM event_attendees ea JOIN events e ON e.id = ea.event_id
-                WHERE e.meeting_id = ? AND e.deleted_at IS NULL ORDER BY e.updated_at DESC, e.id DESC
+                SELECT id, organizer_email, organizer_name, organizer_response FROM events
+                WHERE meeting_id = ? AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC
                 """,
-            arguments: [id]
-        ).map(attendee)
+            arguments: [id])
+        while let event = try events.next() {
+            if let organizer = organizer(email: event["organizer_email"], name: event["organizer_name"], response: event["organizer_response"]) {
+                live.append(organizer)
+            }
+            live += try Row.fetchAll(
+                db, sql: "SELECT email, name, role, response FROM event_attendees WHERE event_id = ?", arguments: [event["id"] as Int64]
+            ).map(attendee)
+        }
         if live.isEmpty {
             live = try Row.fetchAll(
                 db,
@@ -100,7 +109,7 @@ extension SQLiteCatalog {
         let event = try Row.fetchOne(
             db,
             sql: """
-                SELECT organizer_email, organizer_name, location, online_meeting_url, status,
+                SELECT organizer_email, organizer_name, organizer_response, location, online_meeting_url, status,
                     (SELECT count(*) FROM events WHERE meeting_id = ?1 AND deleted_at IS NULL) AS live,
                     (SELECT count(*) FROM events WHERE meeting_id = ?1 AND deleted_at IS NULL AND status != 'cancelled') AS active
                 FROM events WHERE meeting_id = ?1 ORDER BY deleted_at IS NOT NULL, updated_at DESC LIMIT 1
@@ -116,9 +125,9 @@ extension SQLiteCatalog {
         return MeetingSummary(
             id: id, title: meeting["title"], start: (meeting["starts_at"] as Int64?).map(date(milliseconds:)),
             end: (meeting["ends_at"] as Int64?).map(date(milliseconds:)),
-            organizer: organizerEmail.map { email in
+            organizer: organizerEmail.flatMap { email in
                 attendees.first { $0.email == email.lowercased() }
-                    ?? Attendee(email: email, name: event?["organizer_name"], role: .organizer, response: .accepted)
+                    ?? organizer(email: email, name: event?["organizer_name"], response: event?["organizer_response"])
             },
             attendeeCount: attendees.count, recordings: recordings, location: event?["location"],
             onlineMeetingURL: event?["online_meeting_url"], isCancelled: live > 0 && active == 0, isGone: live == 0)

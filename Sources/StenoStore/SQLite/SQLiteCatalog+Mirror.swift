@@ -75,7 +75,7 @@ extension SQLiteCatalog {
                 sql: """
                     SELECT e.id, e.calendar_id, e.meeting_id, e.remote_id, e.ical_uid, \(StoredEventKeys.seriesUID) AS series_uid,
                         e.recurrence_id, e.title, e.starts_at, e.ends_at, e.time_zone, e.is_all_day, e.all_day_start, e.all_day_end,
-                        e.status, e.organizer_email, e.organizer_name, e.location, e.online_meeting_url, e.web_link, e.etag,
+                        e.status, e.organizer_email, e.organizer_name, e.organizer_response, e.location, e.online_meeting_url, e.web_link, e.etag,
                         e.deleted_at, \(StoredEventKeys.resource) AS resource, m.identity AS meeting_identity
                     FROM events e JOIN calendars c ON c.id = e.calendar_id
                     LEFT JOIN meetings m ON m.id = e.meeting_id
@@ -89,7 +89,7 @@ extension SQLiteCatalog {
                 sql: """
                     SELECT a.event_id, a.email, a.name, a.role, a.response FROM event_attendees a
                     JOIN events e ON e.id = a.event_id JOIN calendars c ON c.id = e.calendar_id
-                    WHERE c.account_id = ? ORDER BY a.event_id, a.role = 'organizer' DESC, a.email
+                    WHERE c.account_id = ? ORDER BY a.event_id, a.email
                     """,
                 arguments: [accountID])
             while let row = try attendeeRows.next() {
@@ -99,18 +99,23 @@ extension SQLiteCatalog {
         }
     }
 
+    /// The organizer of an events row: not one of its attendee rows (migration 0012), first
+    /// in its attendee list; their answer is `accepted` unless one was recorded.
+    static func organizer(email: String?, name: String?, response: String?) -> Attendee? {
+        email.map { Attendee(email: $0, name: name, role: .organizer, response: response.flatMap(AttendeeResponse.init(rawValue:)) ?? .accepted) }
+    }
+
     static func attendee(_ row: Row) -> Attendee {
         Attendee(
             email: row["email"], name: row["name"], role: AttendeeRole(rawValue: row["role"]) ?? .required,
             response: AttendeeResponse(rawValue: row["response"]) ?? .none)
     }
 
-    static func mirroredEvent(_ row: Row, attendees: [Attendee]) -> MirroredEvent {
-        let organizerEmail: String? = row["organizer_email"]
-        let organizer = organizerEmail.map { email in
-            attendees.first { $0.email == email.lowercased() && $0.role == .organizer }
-                ?? Attendee(email: email, name: row["organizer_name"], role: .organizer, response: .accepted)
-        }
+    /// An event of ``mirroredEvents(accountID:includeDeleted:)``: its organizer (from the
+    /// events row, see ``organizer(email:name:response:)``) first among its attendees.
+    static func mirroredEvent(_ row: Row, attendees invited: [Attendee]) -> MirroredEvent {
+        let organizer = organizer(email: row["organizer_email"], name: row["organizer_name"], response: row["organizer_response"])
+        let attendees = organizer.map { organizer in [organizer] + invited.filter { $0.email != organizer.email } } ?? invited
         let occurrence = EventOccurrence(
             remoteID: row["remote_id"], iCalUID: row["ical_uid"], seriesUID: row["series_uid"],
             recurrenceID: (row["recurrence_id"] as Int64?).map(date(milliseconds:)),
