@@ -269,6 +269,8 @@ struct MirrorWriter {
         statement.bind(now)
         statement.bind(stored.resource)
         statement.bind(fingerprint)
+        // The organizer's own answer: their entry among the attendees when the source listed
+        // them there (it is not stored as an attendee row), else the organizer's.
         statement.bind(occurrence.organizer.map { organizer in
             (occurrence.attendees.first { $0.email == organizer.email } ?? organizer).response.rawValue
         })
