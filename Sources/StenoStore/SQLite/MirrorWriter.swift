@@ -75,7 +75,7 @@ struct MirrorWriter {
     }
 
     /// Re-indexes the touched meetings for `steno search`: title, and the name and email of the
-    /// organizer and every attendee.
+    /// organizer and every attendee, in one pass over each meeting's live events.
     ///
     /// Two statements for the whole change set (the ids passed as one JSON array), not two per
     /// meeting: a full sync touches tens of thousands of meetings, and per-statement overhead
@@ -94,12 +94,12 @@ struct MirrorWriter {
             sql: """
                 INSERT INTO meeting_search (rowid, title, attendees)
                 SELECT m.id, m.title,
-                    (SELECT group_concat(person, ' ') FROM (
-                        SELECT coalesce(e.organizer_name, '') || ' ' || e.organizer_email AS person FROM events e
-                        WHERE e.meeting_id = m.id AND e.deleted_at IS NULL AND e.organizer_email IS NOT NULL
-                        UNION ALL
-                        SELECT coalesce(a.name, '') || ' ' || a.email FROM event_attendees a
-                        JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id AND e.deleted_at IS NULL))
+                    (SELECT group_concat(
+                         coalesce(coalesce(e.organizer_name, '') || ' ' || e.organizer_email || ' ', '')
+                             || coalesce((SELECT group_concat(coalesce(a.name, '') || ' ' || a.email, ' ') FROM event_attendees a
+                                          WHERE a.event_id = e.id), ''),
+                         ' ')
+                     FROM events e WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
                 FROM meetings m WHERE m.id IN (SELECT value FROM json_each(?))
                 """
         ).execute(arguments: [ids])
