@@ -69,24 +69,23 @@ extension SQLiteCatalog {
     }
 
     /// Attendees from the live events, each event's organizer first (one per email, from the
-    /// latest event), else the links' cache.
+    /// latest event), else the links' cache. One query: the organizers from the events rows
+    /// (their answer `accepted` unless one was recorded), the others from their attendee rows.
     static func meetingAttendees(_ db: Database, id: Int64) throws -> [Attendee] {
-        var live: [Attendee] = []
-        let events = try Row.fetchCursor(
-            db,
-            sql: """
-                SELECT id, organizer_email, organizer_name, organizer_response FROM events
-                WHERE meeting_id = ? AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC
-                """,
-            arguments: [id])
-        while let event = try events.next() {
-            if let organizer = organizer(email: event["organizer_email"], name: event["organizer_name"], response: event["organizer_response"]) {
-                live.append(organizer)
-            }
-            live += try Row.fetchAll(
-                db, sql: "SELECT email, name, role, response FROM event_attendees WHERE event_id = ?", arguments: [event["id"] as Int64]
-            ).map(attendee)
-        }
+        var live = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT email, name, role, response FROM (
+                        SELECT e.updated_at, e.id, 0 AS kind, e.organizer_email AS email, e.organizer_name AS name,
+                            'organizer' AS role, coalesce(e.organizer_response, 'accepted') AS response
+                        FROM events e WHERE e.meeting_id = ?1 AND e.deleted_at IS NULL AND e.organizer_email IS NOT NULL
+                        UNION ALL
+                        SELECT e.updated_at, e.id, 1, ea.email, ea.name, ea.role, ea.response
+                        FROM event_attendees ea JOIN events e ON e.id = ea.event_id WHERE e.meeting_id = ?1 AND e.deleted_at IS NULL)
+                    ORDER BY updated_at DESC, id DESC, kind
+                    """),
+            arguments: [id]
+        ).map(attendee)
         if live.isEmpty {
             live = try Row.fetchAll(
                 db,
