@@ -11,5 +11,6 @@ public protocol MeetingStore: Sendable {
     func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail
     /// Meetings and recordings matching `text` (plain words match as prefixes): the meeting
     /// hits by rank, then the recording hits by rank; `limit` of them from position `offset`.
+    /// Throws `.invalid` for a text beyond `SearchTerms`' bounds.
     func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit]
 }

@@ -87,3 +87,30 @@ struct RPCDispatcherTests {
         #expect(reply == nil)
     }
 }
+
+/// Search text beyond the bounds is refused before any work, with the bounds in the error.
+@Suite("Bounded search")
+struct BoundedSearchTests {
+    @Test func longOrWordySearchIsInvalidParams() async throws {
+        let dispatcher = try await RPCDispatcherTests().makeDispatcher()
+        // 2,000 distinct words: today FTS5 works through them for seconds, then answers.
+        let wordy = (1...2_000).map { "w\($0)" }.joined(separator: " ")
+        let thirtyThree = (1...33).map { "w\($0)" }.joined(separator: " ")
+        for (id, text) in [wordy, thirtyThree, String(repeating: "x", count: 513)].enumerated() {
+            let request = JSONValue.object([
+                "jsonrpc": "2.0", "id": .int(Int64(id)), "method": "search.query", "params": ["text": .string(text)],
+            ])
+            var bytes: [UInt8] = []
+            request.write(to: &bytes)
+            let reply = await dispatcher.reply(to: ByteBuffer(bytes: bytes), from: PeerCredentials(pid: 1, uid: 0, gid: 0))
+            let parsed = try JSONValue.parse(Array(try #require(reply).readableBytesView.dropLast()))
+            #expect(parsed["error"]?["code"] == .int(-32602), "\(text.prefix(40))")
+            #expect(parsed["error"]?["data"]?["maximumWords"] == .int(32))
+            #expect(parsed["error"]?["data"]?["maximumBytes"] == .int(512))
+        }
+        let allowed = (1...32).map { "w\($0)" }.joined(separator: " ")
+        let accepted = try await RPCDispatcherTests().call(
+            dispatcher, #"{"jsonrpc":"2.0","id":9,"method":"search.query","params":{"text":"\#(allowed)"}}"#)
+        #expect(accepted?["result"]?["items"] == .array([]))
+    }
+}

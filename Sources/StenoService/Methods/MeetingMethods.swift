@@ -37,9 +37,25 @@ struct MeetingMethods: Sendable {
             let limit = try PageCursor.limit(params.limit)
             let offset = try PageCursor.offset(params.cursor)
             guard !params.text.trimmingCharacters(in: .whitespaces).isEmpty else { throw RPCError.invalidParams("give some words to search for") }
+            if let refusal = Self.refusal(ofSearch: params.text) { throw refusal }
             let hits = try await store.search(
                 params.text, visibleTo: RecordingMethods.visibility(of: call.caller), offset: offset, limit: limit + 1)
             return PageCursor.offsetPage(hits, offset: offset, limit: limit)
+        }
+    }
+
+    /// The error for a search text beyond the bounds, refused before any work (the cost of a
+    /// query grows with the square of its words); nil when it may run.
+    static func refusal(ofSearch text: String) -> RPCError? {
+        do {
+            _ = try SearchTerms(text)
+            return nil
+        } catch .noWords {
+            return nil
+        } catch {
+            return .invalidParams(
+                error.description,
+                data: ["maximumBytes": .int(Int64(SearchTerms.maximumBytes)), "maximumWords": .int(Int64(SearchTerms.maximumWords))])
         }
     }
 }

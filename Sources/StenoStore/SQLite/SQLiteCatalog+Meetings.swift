@@ -133,9 +133,14 @@ extension SQLiteCatalog {
     }
 
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
-        let words = text.split { !$0.isLetter && !$0.isNumber }.map { "\"\($0)\"*" }
-        guard !words.isEmpty else { return [] }
-        let match = words.joined(separator: " ")
+        let match: String
+        do {
+            match = try SearchTerms(text).matchExpression
+        } catch .noWords {
+            return []
+        } catch {
+            throw StoreError.invalid(error.description)
+        }
         return try await writer.read { db in
             let meetings = try Row.fetchAll(
                 db,
