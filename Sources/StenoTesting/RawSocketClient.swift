@@ -48,16 +48,38 @@ public final class RawSocketClient {
                 buffer.removeSubrange(...newline)
                 return line
             }
+            guard try receive(until: deadline) == .received else { return nil }
+        }
+    }
+
+    /// Whether the daemon closes the connection within `timeout` seconds (lines it sends first are kept).
+    public func waitUntilClosed(timeout: TimeInterval) throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            switch try receive(until: deadline) {
+            case .received: continue
+            case .closed: return true
+            case .timedOut: return false
+            }
+        }
+    }
+
+    private enum Receipt { case received, closed, timedOut }
+
+    /// Appends what arrives before `deadline` to the buffer.
+    private func receive(until deadline: Date) throws -> Receipt {
+        while true {
             let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
+            guard remaining > 0 else { return .timedOut }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(max(1, remaining * 1000)))
             if ready < 0 && errno != EINTR { throw TestDaemonError("poll: \(String(cString: strerror(errno)))") }
             if ready <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return nil }
+            if count <= 0 { return .closed }
             buffer.append(contentsOf: chunk[..<count])
+            return .received
         }
     }
 

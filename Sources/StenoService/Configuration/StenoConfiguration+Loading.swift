@@ -7,7 +7,10 @@ extension StenoConfiguration {
         "socket", "socket_group", "socket_mode", "data_dir", "inbox", "database", "log_level", "log_format", "rpc",
         "jobs", "schedule", "watcher", "calendars", "links",
     ]
-    static let rpcKeys: Set<String> = ["max_frame_bytes", "max_in_flight_per_connection", "threads"]
+    static let rpcKeys: Set<String> = [
+        "max_frame_bytes", "max_in_flight_per_connection", "threads", "max_running_per_uid", "max_connections_per_uid",
+        "idle_timeout_seconds", "unmapped_idle_timeout_seconds",
+    ]
 
     /// Resolves the configuration: flags > environment > file > defaults.
     ///
@@ -101,6 +104,7 @@ extension StenoConfiguration {
             if let value = try positive("max_frame_bytes") { rpc.maxFrameBytes = value }
             if let value = try positive("max_in_flight_per_connection") { rpc.maxInFlightPerConnection = value }
             if let value = try positive("threads") { rpc.threads = value }
+            try applyRPCLimits(rpcSettings, path: path)
         }
         try applyJobs(file: settings, path: path)
         try applyWatcher(file: settings, path: path)

@@ -48,6 +48,14 @@ public struct StenoConfiguration: Sendable, Hashable {
         public var maxInFlightPerConnection: Int = 32
         /// Event-loop threads; 0 means half the cores (at least one).
         public var threads: Int = 0
+        /// Requests of one uid running at once across its connections; more wait their turn.
+        public var maxRunningPerUID: Int = 4
+        /// Connections one uid may hold open; the next is answered with an error and closed.
+        public var maxConnectionsPerUID: Int = 64
+        /// Seconds a mapped user's connection may stay open with nothing running or received.
+        public var idleTimeoutSeconds: Int = 300
+        /// The same for uids that are no user: they may only ask for the version and the schema.
+        public var unmappedIdleTimeoutSeconds: Int = 10
 
         public init() {}
     }

@@ -34,6 +34,10 @@ public struct StenoDaemon: Sendable {
             // Fail fast, before touching the database, when another daemon owns the socket.
             try UnixSocketListener.preparePath(configuration.socketPath)
         }
+        if let descriptors = DescriptorWatch.raiseSoftLimit() {
+            // Each connection, watched folder and database file holds one.
+            logger.info("file descriptor limit", metadata: ["soft": "\(descriptors.soft)", "hard": "\(descriptors.hard)"])
+        }
         for directory in [configuration.dataDirectory, configuration.inboxDirectory] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
@@ -60,8 +64,7 @@ public struct StenoDaemon: Sendable {
         let environment = self.environment
         let server = RPCServer(
             endpoint: endpoint, dispatcher: dispatcher, group: eventLoops,
-            maxFrameBytes: configuration.rpc.maxFrameBytes,
-            maxInFlight: configuration.rpc.maxInFlightPerConnection,
+            settings: configuration.rpc,
             logger: logger,
             onReady: { SocketActivation.notifyReady(environment: environment) }
         )

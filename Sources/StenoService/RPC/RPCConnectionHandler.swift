@@ -6,16 +6,43 @@ import StenoAPI
 ///
 /// Requests may be pipelined; up to `maxInFlight` run at once and their replies go out as
 /// they finish (JSON-RPC matches them by id). Beyond that, or while the client does not read
-/// its replies, the handler stops reading, so a slow client only slows itself.
+/// its replies, the handler stops reading, so a slow client only slows itself. The uid's
+/// requests across all its connections share `limiter`'s permits.
+///
+/// A uid beyond its connection cap gets one error line and is closed; a connection with
+/// nothing running and nothing received for its idle timeout (shorter for unmapped uids) is
+/// closed; requests still running when the client goes away are cancelled.
 final class RPCConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = InboundFrame
     typealias OutboundOut = ByteBuffer
+
+    /// What the handlers of every connection share.
+    struct Shared: Sendable {
+        var dispatcher: RPCDispatcher
+        var settings: StenoConfiguration.RPCSettings
+        var tracker: ConnectionTracker
+        var limiter: PerUIDRequestLimiter
+        var descriptors: DescriptorWatch
+        var logger: Logger
+    }
 
     private let dispatcher: RPCDispatcher
     private let maxInFlight: Int
     private let logger: Logger
     private let tracker: ConnectionTracker
+    private let limiter: PerUIDRequestLimiter
+    private let descriptors: DescriptorWatch
+    private let settings: StenoConfiguration.RPCSettings
     private var credentials: PeerCredentials?
+    /// The uid the tracker counted this connection for, once admitted.
+    private var admittedUID: UInt32?
+    /// The running request tasks, cancelled when the client goes away.
+    private var tasks: [UInt64: Task<Void, Never>] = [:]
+    private var nextTaskID: UInt64 = 0
+    /// Close after this long with nothing running and nothing received; set once the caller is known.
+    private var idleTimeout: TimeAmount?
+    private var lastActivity = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
     private var pending: CircularBuffer<InboundFrame> = []
     private var inFlight = 0
     private var isOpen = true
@@ -34,22 +61,25 @@ final class RPCConnectionHandler: ChannelInboundHandler {
         return created
     }
 
-    init(dispatcher: RPCDispatcher, maxInFlight: Int, tracker: ConnectionTracker, logger: Logger) {
-        self.dispatcher = dispatcher
-        self.maxInFlight = maxInFlight
-        self.tracker = tracker
-        self.logger = logger
+    init(shared: Shared) {
+        self.dispatcher = shared.dispatcher
+        self.maxInFlight = shared.settings.maxInFlightPerConnection
+        self.settings = shared.settings
+        self.tracker = shared.tracker
+        self.limiter = shared.limiter
+        self.descriptors = shared.descriptors
+        self.logger = shared.logger
     }
 
     func channelActive(context: ChannelHandlerContext) {
         tracker.opened(context.channel)
+        descriptors.connectionOpened(connections: tracker.connectionCount)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         PeerCredentialsReader.read(from: context.channel).whenComplete { result in
             let (handler, context) = bound.value
             switch result {
             case .success(let credentials):
-                handler.credentials = credentials
-                handler.drain(context: context)
+                handler.admit(credentials, context: context)
             case .failure(let error):
                 handler.logger.error("cannot read the peer credentials of a connection: \(error); closing it")
                 context.close(promise: nil)
@@ -61,11 +91,23 @@ final class RPCConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         isOpen = false
         pending.removeAll()
-        tracker.closed(context.channel)
+        idleCheck?.cancel()
+        idleCheck = nil
+        tracker.closed(context.channel, admittedUID: admittedUID)
+        if !tasks.isEmpty {
+            // Nobody will read the replies: stop the work (SQLite reads are interrupted).
+            for task in tasks.values { task.cancel() }
+            tracker.requestsCancelled(tasks.count)
+            logger.info(
+                "client went away: cancelled its running requests",
+                metadata: ["uid": "\(credentials?.uid.description ?? "?")", "requests": "\(tasks.count)"])
+            tasks.removeAll()
+        }
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastActivity = .now()
         pending.append(unwrapInboundIn(data))
         drain(context: context)
     }
@@ -88,6 +130,63 @@ final class RPCConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    /// Counts the connection against its uid's cap, refusing it beyond, and learns its idle timeout.
+    private func admit(_ credentials: PeerCredentials, context: ChannelHandlerContext) {
+        guard tracker.admit(uid: credentials.uid) else {
+            let cap = tracker.maxConnectionsPerUID
+            logger.notice(
+                "refused a connection: uid \(credentials.uid) already has \(cap) open (rpc.max_connections_per_uid)")
+            let error = RPCError.failedPrecondition(
+                "uid \(credentials.uid) already has \(cap) connections open, the most rpc.max_connections_per_uid allows; close some and retry",
+                data: ["uid": .int(Int64(credentials.uid)), "limit": .int(Int64(cap))])
+            write(RPCDispatcher.encode(RPCResponse(id: .null, error: error).json), context: context)
+            isOpen = false
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            (lastWrite ?? context.eventLoop.makeSucceededVoidFuture()).whenComplete { _ in bound.value.close(promise: nil) }
+            return
+        }
+        admittedUID = credentials.uid
+        self.credentials = credentials
+        drain(context: context)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let dispatcher = self.dispatcher
+        let settings = self.settings
+        let executor = taskExecutor(for: context.eventLoop)
+        Task(executorPreference: executor) {
+            let known = await dispatcher.isKnown(credentials)
+            let seconds = known ? settings.idleTimeoutSeconds : settings.unmappedIdleTimeoutSeconds
+            executor.eventLoop.execute {
+                let (handler, context) = bound.value
+                handler.idleTimeout = .seconds(Int64(seconds))
+                handler.scheduleIdleCheck(context: context)
+            }
+        }
+    }
+
+    /// Checks for idleness when the timeout would pass since the last activity.
+    private func scheduleIdleCheck(context: ChannelHandlerContext) {
+        // One check at a time: it moves itself on to the latest activity when it fires.
+        guard isOpen, idleCheck == nil, let idleTimeout else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        idleCheck = context.eventLoop.scheduleTask(deadline: lastActivity + idleTimeout) {
+            let (handler, context) = bound.value
+            handler.idleCheck = nil
+            handler.closeIfIdle(context: context)
+        }
+    }
+
+    private func closeIfIdle(context: ChannelHandlerContext) {
+        guard isOpen, let idleTimeout else { return }
+        // Running or queued requests keep a connection open; finishing them restarts the clock.
+        guard inFlight == 0, pending.isEmpty else { return }
+        guard NIODeadline.now() >= lastActivity + idleTimeout else { return scheduleIdleCheck(context: context) }
+        logger.debug(
+            "closing an idle connection",
+            metadata: ["uid": "\(credentials?.uid.description ?? "?")", "idleSeconds": "\(idleTimeout.nanoseconds / 1_000_000_000)"])
+        isOpen = false
+        context.close(promise: nil)
+    }
+
     /// Starts queued requests while there is room.
     private func drain(context: ChannelHandlerContext) {
         guard let credentials else { return }
@@ -105,14 +204,23 @@ final class RPCConnectionHandler: ChannelInboundHandler {
                 let dispatcher = self.dispatcher
                 let tracker = self.tracker
                 let executor = taskExecutor(for: context.eventLoop)
-                Task(executorPreference: executor) {
-                    let reply = await dispatcher.reply(to: line, from: credentials)
+                let limiter = self.limiter
+                nextTaskID += 1
+                let taskID = nextTaskID
+                tasks[taskID] = Task(executorPreference: executor) {
+                    // Cancelled while waiting for its uid's turn: the client left, nobody to answer.
+                    let reply = try? await limiter.run(for: credentials.uid) {
+                        await dispatcher.reply(to: line, from: credentials)
+                    }
                     let finish: @Sendable () -> Void = {
                         let (handler, context) = bound.value
                         tracker.requestFinished()
+                        handler.tasks.removeValue(forKey: taskID)
                         handler.inFlight -= 1
+                        handler.lastActivity = .now()
                         if let reply { handler.write(reply, context: context) }
                         handler.drain(context: context)
+                        if handler.inFlight == 0 { handler.scheduleIdleCheck(context: context) }
                     }
                     // The task normally ends on the connection's event loop: finish without a hop.
                     if executor.eventLoop.inEventLoop { finish() } else { executor.eventLoop.execute(finish) }

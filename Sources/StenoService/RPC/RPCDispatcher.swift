@@ -24,6 +24,11 @@ public final class RPCDispatcher: Sendable {
     /// The method names served.
     public var methodNames: [String] { methods.names }
 
+    /// Whether these credentials belong to a user (or an admin uid); false when unsure.
+    func isKnown(_ credentials: PeerCredentials) async -> Bool {
+        (try? await resolver.caller(for: credentials))?.isKnown ?? false
+    }
+
     /// The reply to a frame, with its trailing newline, or nil when nothing is to be sent.
     func reply(to frame: ByteBuffer, from credentials: PeerCredentials) async -> ByteBuffer? {
         let message: JSONValue
@@ -41,7 +46,8 @@ public final class RPCDispatcher: Sendable {
             }
             var responses: [JSONValue] = []
             responses.reserveCapacity(requests.count)
-            for request in requests {
+            // A cancelled batch (its client left) stops: nobody will read the rest.
+            for request in requests where !Task.isCancelled {
                 if let response = await respond(to: request, from: credentials) { responses.append(response.json) }
             }
             return responses.isEmpty ? nil : Self.encode(.array(responses))
@@ -80,6 +86,10 @@ public final class RPCDispatcher: Sendable {
             if request.method.hasPrefix("users.") && request.method != "users.list" { resolver.invalidate() }
             return .success(result)
         } catch {
+            if Task.isCancelled {
+                // The client went away mid-request (the database read was interrupted): not a failure of the daemon.
+                return .failure(.internalError("cancelled: the client went away"))
+            }
             let rpcError = RPCError(describing: error)
             // Metadata only on this path: building it for every request costs allocations.
             var requestLogger = logger

@@ -25,24 +25,26 @@ public final class RPCServer: Service, Sendable {
     private let endpoint: Endpoint
     private let dispatcher: RPCDispatcher
     private let group: any EventLoopGroup
-    private let maxFrameBytes: Int
-    private let maxInFlight: Int
+    private let settings: StenoConfiguration.RPCSettings
     private let logger: Logger
-    private let tracker = ConnectionTracker()
+    private let tracker: ConnectionTracker
     private let onReady: @Sendable () -> Void
 
     init(
-        endpoint: Endpoint, dispatcher: RPCDispatcher, group: any EventLoopGroup, maxFrameBytes: Int,
-        maxInFlight: Int, logger: Logger, onReady: @escaping @Sendable () -> Void = {}
+        endpoint: Endpoint, dispatcher: RPCDispatcher, group: any EventLoopGroup, settings: StenoConfiguration.RPCSettings,
+        logger: Logger, uncappedUIDs: Set<UInt32> = [0, getuid()], onReady: @escaping @Sendable () -> Void = {}
     ) {
         self.endpoint = endpoint
         self.dispatcher = dispatcher
         self.group = group
-        self.maxFrameBytes = maxFrameBytes
-        self.maxInFlight = maxInFlight
+        self.settings = settings
         self.logger = logger
+        self.tracker = ConnectionTracker(maxConnectionsPerUID: settings.maxConnectionsPerUID, uncappedUIDs: uncappedUIDs)
         self.onReady = onReady
     }
+
+    /// Requests stopped so far because their client went away.
+    var cancelledRequests: Int { tracker.cancelledRequests }
 
     /// Binds, serves until graceful shutdown, then lets running requests finish and closes.
     public func run() async throws {
@@ -57,13 +59,20 @@ public final class RPCServer: Service, Sendable {
     }
 
     private func bind() async throws -> any Channel {
-        let dispatcher = self.dispatcher
-        let maxFrameBytes = self.maxFrameBytes
-        let maxInFlight = self.maxInFlight
-        let tracker = self.tracker
-        let logger = self.logger
+        let maxFrameBytes = settings.maxFrameBytes
+        let descriptors = DescriptorWatch(logger: logger)
+        let shared = RPCConnectionHandler.Shared(
+            dispatcher: dispatcher, settings: settings, tracker: tracker,
+            limiter: PerUIDRequestLimiter(limit: settings.maxRunningPerUID), descriptors: descriptors, logger: logger)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            // Out of descriptors, accepting again at once would spin: wait a second, and say so.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        AcceptBackoffHandler(shouldForwardIOErrorCaught: true), AcceptFailureReporter(watch: descriptors))
+                }
+            }
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
             // A client may send its last request and shut down its writing side: answer it.
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -71,7 +80,7 @@ public final class RPCServer: Service, Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
                         ByteToMessageHandler(LineFrameDecoder(maxFrameBytes: maxFrameBytes)),
-                        RPCConnectionHandler(dispatcher: dispatcher, maxInFlight: maxInFlight, tracker: tracker, logger: logger)
+                        RPCConnectionHandler(shared: shared)
                     )
                 }
             }
