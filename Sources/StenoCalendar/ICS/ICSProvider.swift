@@ -40,6 +40,7 @@ public struct ICSProvider: CalendarProvider {
         var state = ICSSyncState(windowDay: today)
         switch source {
         case .file(let path), .folder(let path):
+            if case .folder = source { try context.fileAccess.check(path, isFolder: true) }
             let files = try Self.calendarFiles(source: source)
             state.files = try Dictionary(uniqueKeysWithValues: files.map { ($0, try Self.fingerprint(of: $0)) })
             if !windowMoved, stored != nil, previous?.files == state.files {
@@ -50,7 +51,7 @@ public struct ICSProvider: CalendarProvider {
             if case .folder = source { isFolder = true } else { isFolder = false }
             documents = try files.map { file in
                 let prefix = isFolder ? String(file.dropFirst(path.count).drop { $0 == "/" }) + "/" : ""
-                return (prefix, try readFile(file))
+                return (prefix, String(decoding: try context.fileAccess.read(file, limit: maximumFileBytes), as: UTF8.self))
             }
         case .url(let url):
             let outcome = try await fetch(url, previous: windowMoved || stored == nil ? nil : previous, context: context)
@@ -158,23 +159,6 @@ public struct ICSProvider: CalendarProvider {
             throw CalendarSyncError.badSource("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         return "\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec):\(status.st_ino)"
-    }
-
-    func readFile(_ path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CalendarSyncError.badSource("cannot open \(path)")
-        }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.read(upToCount: maximumFileBytes + 1) ?? Data()
-        } catch {
-            throw CalendarSyncError.badSource("cannot read \(path): \(error.localizedDescription)")
-        }
-        guard data.count <= maximumFileBytes else {
-            throw CalendarSyncError.badSource("\(path) is larger than \(maximumFileBytes >> 20) MiB")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// GETs the calendar; nil when the server says it has not changed (304).

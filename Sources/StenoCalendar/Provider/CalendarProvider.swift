@@ -34,11 +34,15 @@ public struct CalendarSyncContext: Sendable {
     /// Told how far the sync got, for progress bars.
     public var progress: @Sendable (CalendarSyncProgress) -> Void
     public var logger: Logger
+    /// Whose permissions local calendar files are read with.
+    public var fileAccess: LocalFileAccess
 
     public init(
         account: CalendarAccount, credentials: CalendarCredentials?, window: DateInterval, mirror: any CalendarMirror,
-        progress: @escaping @Sendable (CalendarSyncProgress) -> Void = { _ in }, logger: Logger
+        progress: @escaping @Sendable (CalendarSyncProgress) -> Void = { _ in }, logger: Logger,
+        fileAccess: LocalFileAccess = .unrestricted
     ) {
+        self.fileAccess = fileAccess
         self.account = account
         self.credentials = credentials
         self.window = window

@@ -91,7 +91,7 @@ struct AccountMethods: Sendable {
                 "this stenod cannot sync \(params.provider.rawValue) accounts (it syncs: \(providers.map(\.rawValue).sorted().joined(separator: ", ")))")
         }
         let owner = try await permittedOwner(params.owner, caller: caller)
-        let (name, settings, credentials) = try Self.validated(params, caller: caller)
+        let (name, settings, credentials) = try Self.validated(params, policy: AccountSourcePolicy.forOwner(owner))
         var sealed: Data?
         if let credentials {
             guard let secrets else {
@@ -130,7 +130,7 @@ struct AccountMethods: Sendable {
     }
 
     /// The account's name, settings and credentials from the params, checked per provider.
-    static func validated(_ params: AccountAddParams, caller: Caller) throws -> (String, [String: String], CalendarCredentials?) {
+    static func validated(_ params: AccountAddParams, policy: AccountSourcePolicy) throws -> (String, [String: String], CalendarCredentials?) {
         var credentials = CalendarCredentials(
             password: params.password, accessToken: params.bearerToken, refreshToken: params.refreshToken,
             clientSecret: params.clientSecret)
@@ -154,7 +154,7 @@ struct AccountMethods: Sendable {
                 name = parsed.description
             } else {
                 name = URL(fileURLWithPath: parsed.description).standardizedFileURL.path
-                try checkReadable(name, by: caller)
+                try checkReadable(name, parsed, with: policy.fileAccess)
             }
             settings["source"] = name
         case .caldav:
@@ -187,14 +187,14 @@ struct AccountMethods: Sendable {
     }
 
     /// Members may point an ICS account only at files they could read themselves: the daemon
-    /// must not become a way to read its own files.
-    static func checkReadable(_ path: String, by caller: Caller) throws {
-        guard !caller.isAdmin else { return }
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw RPCError.invalidParams("\(path) cannot be read") }
-        let readable = status.st_uid == caller.credentials.uid || status.st_mode & 0o004 != 0
-        guard readable else {
-            throw RPCError.notPermitted("\(path) is neither yours nor readable by everyone; members may only mirror files they can read")
+    /// must not become a way to read its own files (every sync checks again).
+    static func checkReadable(_ path: String, _ source: ICSSource, with access: LocalFileAccess) throws {
+        var isFolder = false
+        if case .folder = source { isFolder = true }
+        do {
+            try access.check(path, isFolder: isFolder)
+        } catch {
+            throw RPCError.notPermitted("\(error.description)")
         }
     }
 
