@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoTesting
 import Testing
 
 @testable import StenoCalendar

@@ -2,44 +2,57 @@
 import Glibc
 #endif
 import Foundation
-import StenoTesting
 
 /// A scripted HTTP server on 127.0.0.1 (a small Python program) for the server behaviours
 /// Radicale does not have: truncated sync-collection results (507), rate limits, OAuth
 /// bearer tokens. Answers each request with the first rule that matches and is not used up,
 /// and records every request.
-final class ScriptedHTTPServer: @unchecked Sendable {
+public final class ScriptedHTTPServer: @unchecked Sendable {
     /// One scripted answer.
-    struct Rule: Encodable {
-        var method: String
-        var path: String
+    public struct Rule: Encodable, Sendable {
+        public var method: String
+        public var path: String
         /// A substring the request body must contain.
-        var bodyContains: String?
+        public var bodyContains: String?
         /// The exact Authorization header required.
-        var authorization: String?
+        public var authorization: String?
         /// How many requests the rule answers (nil: any number).
-        var times: Int?
-        var status: Int
-        var headers: [String: String] = [:]
-        var body: String = ""
+        public var times: Int?
+        public var status: Int
+        public var headers: [String: String]
+        public var body: String
+
+        public init(
+            method: String, path: String, bodyContains: String? = nil, authorization: String? = nil, times: Int? = nil, status: Int,
+            headers: [String: String] = [:], body: String = ""
+        ) {
+            self.method = method
+            self.path = path
+            self.bodyContains = bodyContains
+            self.authorization = authorization
+            self.times = times
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
     }
 
     /// A request as the server received it.
-    struct Request: Decodable {
-        var method: String
-        var path: String
-        var authorization: String?
-        var body: String
+    public struct Request: Decodable, Sendable {
+        public var method: String
+        public var path: String
+        public var authorization: String?
+        public var body: String
         /// Write preconditions as sent.
-        var ifMatch: String?
-        var ifNoneMatch: String?
+        public var ifMatch: String?
+        public var ifNoneMatch: String?
     }
 
-    let root: String
-    let port: Int
+    public let root: String
+    public let port: Int
     private let process: Process
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
 
     static let program = #"""
         import json, sys, http.server
@@ -79,7 +92,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         """#
 
     /// Starts the server with `rules`; waits (bounded) until it has a port.
-    init(rules: [Rule]) throws {
+    public init(rules: [Rule]) throws {
         var template = Array("/tmp/steno-scripted-XXXXXX".utf8CString)
         guard let pointer = mkdtemp(&template) else { throw RadicaleServerError("mkdtemp failed") }
         root = String(cString: pointer)
@@ -104,48 +117,17 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     }
 
     /// The requests received so far.
-    var requests: [Request] {
+    public var requests: [Request] {
         let text = (try? String(contentsOfFile: root + "/requests.jsonl", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Request.self, from: Data($0.utf8)) }
     }
 
     /// Stops the server and removes its folder.
-    func shutdown() {
+    public func shutdown() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: root)
     }
 
     deinit { shutdown() }
-}
-
-/// Multistatus bodies for scripted servers.
-enum ScriptedDAV {
-    static func multistatus(_ responses: [String], syncToken: String? = nil) -> String {
-        #"<?xml version="1.0"?><d:multistatus xmlns:d="DAV:" xmlns:cal="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/">"#
-            + responses.joined() + (syncToken.map { "<d:sync-token>\($0)</d:sync-token>" } ?? "") + "</d:multistatus>"
-    }
-
-    static func member(_ href: String, etag: String) -> String {
-        "<d:response><d:href>\(href)</d:href><d:propstat><d:prop><d:getetag>\(etag)</d:getetag></d:prop>"
-            + "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
-    }
-
-    static func status(_ href: String, _ status: String) -> String {
-        "<d:response><d:href>\(href)</d:href><d:status>HTTP/1.1 \(status)</d:status></d:response>"
-    }
-
-    static func object(_ href: String, etag: String, ics: String) -> String {
-        "<d:response><d:href>\(href)</d:href><d:propstat><d:prop><d:getetag>\(etag)</d:getetag>"
-            + "<cal:calendar-data><![CDATA[\(ics)]]></cal:calendar-data></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
-    }
-
-    /// A calendar home listing one calendar at `href`.
-    static func home(calendar href: String, ctag: String) -> String {
-        multistatus([
-            "<d:response><d:href>\(href)</d:href><d:propstat><d:prop><d:resourcetype><d:collection/><cal:calendar/></d:resourcetype>"
-                + "<d:displayname>Scripted</d:displayname><cs:getctag>\(ctag)</cs:getctag></d:prop>"
-                + "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
-        ])
-    }
 }
