@@ -17,7 +17,7 @@ public enum HTTPAuthorization {
 public enum HTTPStatusMeaning {
     /// The sync error for a failed response: 401/403 → credentials, 429/503/504 → retry after
     /// the server's delay (60 s when it gives none), anything else → a bad source with the
-    /// status and the start of the body.
+    /// status and content type (never the body).
     public static func error(for response: HTTPResponseValue, doing action: String) -> CalendarSyncError {
         switch response.status {
         case 401:
@@ -26,8 +26,9 @@ public enum HTTPStatusMeaning {
             let delay = response.retryAfter() ?? .seconds(60)
             return .retryLater(after: delay, reason: "\(action): the server is busy (HTTP \(response.status))")
         default:
-            let excerpt = response.text.prefix(200).replacingOccurrences(of: "\n", with: " ")
-            return .badSource("\(action) failed with HTTP \(response.status)\(excerpt.isEmpty ? "" : ": \(excerpt)")")
+            // Never the body: the server may be a local service the account's owner may not read.
+            let type = response.header("Content-Type").map { ", content type \($0)" } ?? ""
+            return .badSource("\(action) failed with HTTP \(response.status)\(type)")
         }
     }
 }

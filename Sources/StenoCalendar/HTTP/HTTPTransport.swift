@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import StenoCore
 
 /// The HTTP client every calendar provider talks through: pooled connections, TLS, redirects,
 /// a response size limit, and counters of requests and bytes for sync reports and benchmarks.
@@ -141,9 +142,10 @@ public enum HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .unsupportedURL(let url): return "\(url) is not an http(s) URL"
-        case .unreachable(let url, let reason): return "could not reach \(url): \(reason)"
-        case .responseTooLarge(let url, let limit): return "the response from \(url) is larger than \(limit >> 20) MiB"
+        case .unsupportedURL(let url): return "\(CredentialRedaction.redactedURL(url)) is not an http(s) URL"
+        case .unreachable(let url, let reason):
+            return "could not reach \(CredentialRedaction.redactedURL(url)): \(CredentialRedaction.redacted(reason))"
+        case .responseTooLarge(let url, let limit): return "the response from \(CredentialRedaction.redactedURL(url)) is larger than \(limit >> 20) MiB"
         }
     }
 }

@@ -37,6 +37,8 @@ public struct ICSProvider: CalendarProvider {
         context.progress(CalendarSyncProgress(calendarsDone: 0, calendarsTotal: 1, calendarName: source.description))
 
         let documents: [(resourcePrefix: String, text: String)]
+        // What a server answered, named instead of its content when it is not a calendar.
+        var answerType: String?
         var state = ICSSyncState(windowDay: today)
         switch source {
         case .file(let path), .folder(let path):
@@ -63,6 +65,7 @@ public struct ICSProvider: CalendarProvider {
             report.bytesReceived = fetched.body.count
             state.etag = fetched.header("ETag")
             state.lastModified = fetched.header("Last-Modified")
+            answerType = fetched.header("Content-Type") ?? "none"
             documents = [("", fetched.text)]
         }
 
@@ -74,6 +77,11 @@ public struct ICSProvider: CalendarProvider {
             do {
                 calendar = try ICalendar.parse(document.text)
             } catch {
+                // A server's answer is not quoted: the URL could point at a service the owner may not read.
+                if let answerType {
+                    throw CalendarSyncError.badSource(
+                        "\(CredentialRedaction.redactedURL(source.description)) did not answer with iCalendar data (content type \(answerType))")
+                }
                 let place = document.resourcePrefix.isEmpty ? source.description : String(document.resourcePrefix.dropLast())
                 throw CalendarSyncError.badSource("\(place) is not valid iCalendar: \(error)")
             }
@@ -178,7 +186,7 @@ public struct ICSProvider: CalendarProvider {
         case 200..<300:
             return response
         default:
-            throw HTTPStatusMeaning.error(for: response, doing: "GET \(url.absoluteString)")
+            throw HTTPStatusMeaning.error(for: response, doing: "GET \(CredentialRedaction.redactedURL(url.absoluteString))")
         }
     }
 }

@@ -81,7 +81,7 @@ public struct CalendarSyncer: Sendable {
                     accountID, .failed(at: failedAt, message: message, health: .failing,
                                        nextSyncAt: failedAt.addingTimeInterval(settings.syncInterval.seconds)))
             }
-            accountLogger.warning("calendar sync failed: \(error.description)")
+            accountLogger.warning("calendar sync failed: \(CredentialRedaction.redacted(error.description))")
             throw error
         } catch {
             let failedAt = Date()
@@ -89,7 +89,7 @@ public struct CalendarSyncer: Sendable {
             try await record(
                 accountID, .failed(at: failedAt, message: message, health: .failing,
                                    nextSyncAt: failedAt.addingTimeInterval(settings.syncInterval.seconds)))
-            accountLogger.warning("calendar sync failed: \(message)")
+            accountLogger.warning("calendar sync failed: \(CredentialRedaction.redacted(message))")
             throw error
         }
     }

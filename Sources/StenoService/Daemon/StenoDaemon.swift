@@ -49,6 +49,7 @@ public struct StenoDaemon: Sendable {
 
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         let calendars = makeCalendarRuntime(store: store)
+        await URLCredentials.moveStoredCredentials(store: store, secrets: calendars.secrets, logger: logger)
         let linker = RecordingLinker(store: store, policy: configuration.links.policy, verifier: calendars.verifier)
         let handlers = jobHandlers(store: store, queue: queue)
             + [CalendarSyncJobHandler(syncer: calendars.syncer, queue: queue)] + linkJobHandlers(store: store, linker: linker)

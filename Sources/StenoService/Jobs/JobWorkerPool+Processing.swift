@@ -108,7 +108,7 @@ extension JobWorkerPool {
             case .finished(.success(.retry(let after, let reason))):
                 let state = try await store.fail(
                     claim, error: reason, retryAfter: after, permanent: false, policy: settings.retryPolicy, now: now())
-                logger.info("job asked to be retried", metadata: ["state": .string(state.rawValue), "reason": .string(reason)])
+                logger.info("job asked to be retried", metadata: ["state": .string(state.rawValue), "reason": .string(CredentialRedaction.redacted(reason))])
             case .finished(.failure(let error)) where error is CancellationError && (queue.signal.isStopping || poolCancelled):
                 // Cancelled because the pool stops: not a failure of the job.
                 try await store.release(claim, now: now())
@@ -118,7 +118,7 @@ extension JobWorkerPool {
                 let message = (error as? JobError)?.description ?? String(describing: error)
                 let state = try await store.fail(
                     claim, error: message, retryAfter: nil, permanent: permanent, policy: settings.retryPolicy, now: now())
-                logger.warning("job failed: \(message)", metadata: ["state": .string(state.rawValue)])
+                logger.warning("job failed: \(CredentialRedaction.redacted(message))", metadata: ["state": .string(state.rawValue)])
             case .leaseLost:
                 break
             case .shutdownTimedOut:

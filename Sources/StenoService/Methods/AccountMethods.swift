@@ -151,7 +151,7 @@ struct AccountMethods: Sendable {
                 throw RPCError.invalidParams(error.description)
             }
             if case .url = parsed {
-                name = parsed.description
+                name = moveURLCredentials(parsed.description, settings: &settings, credentials: &credentials)
             } else {
                 name = URL(fileURLWithPath: parsed.description).standardizedFileURL.path
                 try checkReadable(name, parsed, with: policy.fileAccess)
@@ -163,17 +163,19 @@ struct AccountMethods: Sendable {
             else {
                 throw RPCError.invalidParams("a CalDAV account needs --url with an http(s) server URL")
             }
-            guard params.password != nil || params.bearerToken != nil else {
+            let inURL = URLCredentials.split(text)
+            guard params.password != nil || params.bearerToken != nil || inURL?.password != nil else {
                 throw RPCError.invalidParams("a CalDAV account needs a password (--password-file) or a bearer token (--bearer-token-file)")
             }
-            if params.password != nil && params.user == nil {
+            if params.password != nil && params.user == nil && inURL == nil {
                 throw RPCError.invalidParams("a CalDAV account with a password needs the user name (--user)")
             }
             if params.refreshToken != nil && (params.tokenURL == nil || params.clientID == nil) {
                 throw RPCError.invalidParams("refreshing a bearer token needs --token-url and --client-id")
             }
-            settings["url"] = url.absoluteString
-            name = params.user.map { "\($0) at \(url.absoluteString)" } ?? url.absoluteString
+            let stripped = moveURLCredentials(url.absoluteString, settings: &settings, credentials: &credentials)
+            settings["url"] = stripped
+            name = settings["user"].map { "\($0) at \(stripped)" } ?? stripped
         case .graph:
             let organisation = try Self.validatedOrganisation(params)
             name = organisation.name
@@ -184,6 +186,15 @@ struct AccountMethods: Sendable {
         if credentials == CalendarCredentials() { return (name, settings, nil) }
         credentials.accessTokenExpiresAt = nil
         return (name, settings, credentials)
+    }
+
+    /// `text` without a user name and password written into it; they go to the account's
+    /// `user` setting and sealed password unless those were given separately.
+    static func moveURLCredentials(_ text: String, settings: inout [String: String], credentials: inout CalendarCredentials) -> String {
+        guard let found = URLCredentials.split(text) else { return text }
+        if settings["user"] == nil { settings["user"] = found.user }
+        if credentials.password == nil { credentials.password = found.password }
+        return found.url
     }
 
     /// Members may point an ICS account only at files they could read themselves: the daemon
@@ -212,8 +223,9 @@ struct AccountMethods: Sendable {
             result.append(
                 AccountSummary(
                     id: account.id, provider: account.provider, owner: owners[account.ownerID] ?? "", ownerID: account.ownerID,
-                    name: account.displayName, settings: account.settings, hasCredentials: account.hasSecret, health: account.health,
-                    lastSuccessAt: account.lastSuccessAt, lastError: account.lastError, lastErrorAt: account.lastErrorAt,
+                    name: CredentialRedaction.redacted(account.displayName), settings: account.settings.mapValues(CredentialRedaction.redacted),
+                    hasCredentials: account.hasSecret, health: account.health, lastSuccessAt: account.lastSuccessAt,
+                    lastError: account.lastError.map(CredentialRedaction.redacted), lastErrorAt: account.lastErrorAt,
                     nextSyncAt: account.nextSyncAt, calendars: own.count, events: own.reduce(0) { $0 + $1.eventCount },
                     createdAt: account.createdAt))
         }

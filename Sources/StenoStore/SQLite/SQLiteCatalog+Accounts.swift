@@ -87,7 +87,7 @@ extension SQLiteCatalog {
         case .failed(let at, let message, let health, let next):
             try await updateAccount(
                 accountID, sql: "health = ?, last_error = ?, last_error_at = ?, next_sync_at = ?",
-                arguments: [health.rawValue, message, Self.milliseconds(at), next.map(Self.milliseconds)])
+                arguments: [health.rawValue, CredentialRedaction.redacted(message), Self.milliseconds(at), next.map(Self.milliseconds)])
         }
     }
 

@@ -75,7 +75,7 @@ extension SQLiteCatalog {
                     WHERE id = ? AND lease_token = ? AND state = 'running'
                     """)
             try statement.execute(arguments: [
-                state.rawValue, error, isLast, nowMilliseconds + Self.milliseconds(delay),
+                state.rawValue, CredentialRedaction.redacted(error), isLast, nowMilliseconds + Self.milliseconds(delay),
                 isLast ? nowMilliseconds : nil, nowMilliseconds, claim.job.id, claim.token,
             ])
             if db.changesCount == 0 { throw Self.staleLease(claim) }
@@ -270,7 +270,7 @@ extension SQLiteCatalog {
         return Job(
             id: row[0], kind: row[1], payload: row[2], state: state, priority: row[4], attempts: row[5], maxAttempts: row[6],
             runAt: date(milliseconds: row[7]), leaseOwner: row[8], leaseExpiresAt: leaseExpires.map { date(milliseconds: $0) },
-            lastError: row[10], uniqueKey: row[11], result: row[12], createdAt: date(milliseconds: row[13]),
+            lastError: (row[10] as String?).map(CredentialRedaction.redacted), uniqueKey: row[11], result: row[12], createdAt: date(milliseconds: row[13]),
             updatedAt: date(milliseconds: row[14]), finishedAt: finished.map { date(milliseconds: $0) })
     }
 
