@@ -106,7 +106,7 @@ public struct StenoDaemon: Sendable {
         UserMethods(store: store).register(in: &table)
         AdminMethods(store: store).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)
-        JobMethods(queue: queue, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)
+        JobMethods(queue: queue, catalog: store, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)
         AccountMethods(
             store: store, queue: queue, secrets: calendars?.secrets,
             providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav]), signIns: calendars?.signIns,

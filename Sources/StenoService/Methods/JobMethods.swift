@@ -3,10 +3,12 @@ import StenoAPI
 import StenoCore
 import StenoStore
 
-/// `jobs.*`: the durable queue, for operators. Listing is open to every known user (jobs
-/// carry paths and kinds, no content); changing jobs is for admins.
+/// `jobs.*`: the durable queue, for operators. Admins see and change every job; members see
+/// only the jobs of their own accounts, inbox folder and recordings (``JobVisibility``).
 struct JobMethods: Sendable {
     let queue: JobQueue
+    /// Where the owners of accounts and recordings are looked up.
+    let catalog: any CatalogStore & RecordingStore
     /// The kinds this daemon runs; `jobs.enqueue` refuses others, which nobody would claim.
     let kinds: Set<String>
 
@@ -14,15 +16,28 @@ struct JobMethods: Sendable {
         let queue = self.queue
         let store = queue.store
         let kinds = self.kinds
-        table.register(StenoMethods.jobsList, access: .user) { _, params in
+        let catalog = self.catalog
+        table.register(StenoMethods.jobsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)
             let after = try params.cursor.map(PageCursor.decode)
-            let jobs = try await store.jobs(state: params.state, kind: params.kind, afterID: after, limit: limit + 1)
-            let page = Array(jobs.prefix(limit))
-            return Page(items: page, nextCursor: jobs.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
+            guard !call.caller.isAdmin else {
+                let jobs = try await store.jobs(state: params.state, kind: params.kind, afterID: after, limit: limit + 1)
+                let page = Array(jobs.prefix(limit))
+                return Page(items: page, nextCursor: jobs.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
+            }
+            return try await Self.memberPage(
+                jobs: store, catalog: catalog, member: call.caller.user, state: params.state, kind: params.kind, after: after, limit: limit)
         }
-        table.register(StenoMethods.jobsGet, access: .user) { _, params in
-            try await store.job(id: params.id)
+        table.register(StenoMethods.jobsGet, access: .user) { call, params in
+            let job = try await store.job(id: params.id)
+            guard call.caller.isAdmin else {
+                // Members do not learn which ids exist.
+                guard let member = call.caller.user, await JobVisibility(store: catalog, member: member).allows(job) else {
+                    throw StoreError.notFound(entity: "job", reference: String(params.id))
+                }
+                return job
+            }
+            return job
         }
         table.register(StenoMethods.jobsRetry, access: .admin) { call, params in
             let job = try await store.retryJob(id: params.id, now: Date())
@@ -51,5 +66,36 @@ struct JobMethods: Sendable {
                     maxAttempts: params.maxAttempts, runAt: params.runAt, uniqueKey: params.uniqueKey))
             return JobEnqueueResult(job: result.job, alreadyLive: !result.isNew)
         }
+    }
+
+    /// Rows read at most for one page of a member's jobs: a member with few jobs among many
+    /// gets a short page and a cursor rather than a scan of the whole queue.
+    static let memberScanLimit = 2_000
+
+    /// One page of the jobs `member` may see, after the job id `after`.
+    static func memberPage(
+        jobs: any JobQueueStore, catalog: any CatalogStore & RecordingStore, member: User?, state: JobState?, kind: String?, after: Int64?, limit: Int
+    ) async throws -> Page<Job> {
+        guard let member else { return Page(items: [], nextCursor: nil) }
+        let visibility = JobVisibility(store: catalog, member: member)
+        var visible: [Job] = []
+        var cursor = after
+        var scanned = 0
+        while scanned < memberScanLimit {
+            let wanted = min(500, memberScanLimit - scanned)
+            let batch = try await jobs.jobs(state: state, kind: kind, afterID: cursor, limit: wanted)
+            for job in batch {
+                cursor = job.id
+                scanned += 1
+                guard await visibility.allows(job) else { continue }
+                visible.append(job)
+                if visible.count == limit {
+                    let more = !(try await jobs.jobs(state: state, kind: kind, afterID: job.id, limit: 1).isEmpty)
+                    return Page(items: visible, nextCursor: more ? PageCursor.encode(job.id) : nil)
+                }
+            }
+            if batch.count < wanted { return Page(items: visible, nextCursor: nil) }
+        }
+        return Page(items: visible, nextCursor: cursor.map(PageCursor.encode))
     }
 }
