@@ -59,7 +59,8 @@ struct CalDAVEndToEndTests {
                      contentType: "text/calendar; charset=utf-8")
         }
 
-        let daemon = try TestDaemon()
+        // Radicale listens on 127.0.0.1, an internal address members' accounts may reach only when allowed.
+        let daemon = try TestDaemon(config: "[calendars]\nmember_networks = [\"127.0.0.1\"]\n")
         defer { daemon.shutdown() }
         #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com"]).status == 0)
         let passwordFile = daemon.root + "/alice.password"

@@ -9,7 +9,8 @@ import Testing
 /// an event deleted and created again with the same iCalUId relinked by revalidation.
 @Suite("Microsoft Graph end to end", .serialized)
 struct GraphEndToEndTests {
-    static let config = IngestionEndToEndTests.config
+    /// The Graph double listens on 127.0.0.1, an internal address members' accounts may reach only when allowed.
+    static let config = IngestionEndToEndTests.config + "\n[calendars]\nmember_networks = [\"127.0.0.1\"]\n"
 
     /// Links of all recordings, as the CLI reports them.
     func links(_ daemon: TestDaemon) throws -> [LinkSummary] {

@@ -35,6 +35,9 @@ struct CalendarConfigurationTests {
         try Data(repeating: 1, count: 32).write(to: URL(fileURLWithPath: folder + "/steno-secret-key"))
         #expect(defaults.secretKeyPath(environment: ["CREDENTIALS_DIRECTORY": folder]) == folder + "/steno-secret-key")
         #expect(throws: ConfigurationError.self) { _ = try load("[calendars]\nwindow = 3\n") }
+        #expect(try load("[calendars]\nmember_networks = [\"10.0.0.0/8\", \"fd00::/8\", \"nextcloud.corp.example\"]\n").calendars.memberNetworks.count == 3)
+        #expect(throws: ConfigurationError.self) { _ = try load("[calendars]\nmember_networks = [\"10.0.0.0/99\"]\n") }
+        #expect(throws: ConfigurationError.self) { _ = try load("[calendars]\nmember_networks = \"10.0.0.0/8\"\n") }
         #expect(throws: ConfigurationError.self) { _ = try load("[calendars]\nsync_interval_minutes = 0\n") }
     }
 

@@ -35,9 +35,12 @@ struct ICSCalendarSyncTests {
         let account = try await catalog.addAccount(
             CalendarAccountDraft(provider: .ics, ownerID: alice.id, displayName: source, settings: ["source": source]), now: now)
         let transport = HTTPTransport()
+        // The test servers listen on 127.0.0.1, which alice's (a member's) accounts may reach only when allowed.
+        var settings = CalendarSettings()
+        settings.memberNetworks = ["127.0.0.1"]
         let syncer = CalendarSyncer(
             store: catalog, providers: [ICSProvider(transport: transport, defaultTimeZone: TimeZone(identifier: "UTC") ?? .current)],
-            secrets: nil, settings: CalendarSettings(), logger: Logger(label: "test"))
+            secrets: nil, settings: settings, logger: Logger(label: "test"))
         return (syncer, catalog, account, transport)
     }
 

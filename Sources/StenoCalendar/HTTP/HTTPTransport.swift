@@ -17,6 +17,8 @@ public final class HTTPTransport: Sendable {
     /// How long one request may take, connect to last byte.
     public let requestTimeout: Duration
     let client: HTTPClient
+    /// The same, following no redirects: under a destination policy every hop is checked here.
+    let checkedClient: HTTPClient
     let counters = NIOLockedValueBox(Counters())
 
     /// Requests sent and bytes received since the transport was made.
@@ -34,6 +36,8 @@ public final class HTTPTransport: Sendable {
         configuration.timeout = .init(connect: .seconds(15), read: .nanoseconds(max(1, requestTimeout.nanoseconds)))
         configuration.decompression = .enabled(limit: .ratio(50))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        configuration.redirectConfiguration = .disallow
+        checkedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.maximumResponseBytes = maximumResponseBytes
         self.requestTimeout = requestTimeout
     }
@@ -41,7 +45,16 @@ public final class HTTPTransport: Sendable {
     /// Closes the connection pool.
     public func shutdown() async throws {
         try await client.shutdown()
+        try await checkedClient.shutdown()
     }
+
+    /// Where requests of the current task may go; nil: anywhere (accounts of admins, the
+    /// daemon's own requests). Set with `HTTPTransport.$destinationPolicy.withValue(…)` around
+    /// the work done for a member's account.
+    @TaskLocal public static var destinationPolicy: HTTPDestinationPolicy?
+
+    /// Redirects followed at most.
+    static let maximumRedirects = 5
 
     /// The counters so far.
     public var totals: Counters { counters.withLockedValue { $0 } }
@@ -52,6 +65,29 @@ public final class HTTPTransport: Sendable {
     ///   http(s), or the body exceeds ``maximumResponseBytes``. HTTP error statuses are
     ///   returned, not thrown: callers give them meaning.
     public func send(_ request: HTTPRequestValue) async throws -> HTTPResponseValue {
+        guard let policy = Self.destinationPolicy else { return try await send(request, through: client) }
+        var current = request
+        for _ in 0...Self.maximumRedirects {
+            try policy.check(current.url)
+            let response = try await send(current, through: checkedClient)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else { return response }
+            guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
+                throw HTTPTransportError.unreachable(url: current.url.absoluteString, reason: "it redirects to an invalid URL")
+            }
+            if next.host?.lowercased() != current.url.host?.lowercased() || next.port != current.url.port {
+                // Credentials are for the server they were given for.
+                current.headers.removeAll { $0.0.caseInsensitiveCompare("Authorization") == .orderedSame }
+            }
+            if response.status == 303 || (response.status != 307 && response.status != 308 && current.method == "POST") {
+                current.method = "GET"
+                current.body = nil
+            }
+            current.url = next
+        }
+        throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: "more than \(Self.maximumRedirects) redirects")
+    }
+
+    func send(_ request: HTTPRequestValue, through client: HTTPClient) async throws -> HTTPResponseValue {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw HTTPTransportError.unsupportedURL(request.url.absoluteString)
         }
@@ -139,12 +175,15 @@ public enum HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertib
     case unsupportedURL(String)
     case unreachable(url: String, reason: String)
     case responseTooLarge(url: String, limit: Int)
+    /// The destination policy of the request's account refuses the address.
+    case forbiddenDestination(url: String, reason: String)
 
     public var description: String {
         switch self {
         case .unsupportedURL(let url): return "\(CredentialRedaction.redactedURL(url)) is not an http(s) URL"
         case .unreachable(let url, let reason):
             return "could not reach \(CredentialRedaction.redactedURL(url)): \(CredentialRedaction.redacted(reason))"
+        case .forbiddenDestination(let url, let reason): return "\(CredentialRedaction.redactedURL(url)) may not be requested: \(reason)"
         case .responseTooLarge(let url, let limit): return "the response from \(CredentialRedaction.redactedURL(url)) is larger than \(limit >> 20) MiB"
         }
     }

@@ -9,6 +9,13 @@ import StenoStore
 struct CalendarAccountAccess: Sendable {
     let store: any CatalogStore
     let secrets: SecretBox?
+    /// Internal hosts and networks members' accounts may reach (`[calendars] member_networks`).
+    var memberNetworks: [String] = []
+
+    /// Runs `work` (requests for `account`) under the network policy of the account's owner.
+    func enforcingPolicy<T: Sendable>(of account: CalendarAccount, _ work: () async throws -> T) async throws -> T {
+        try await AccountSourcePolicy.forOwner(id: account.ownerID, in: store, memberNetworks: memberNetworks).enforcing(work)
+    }
 
     /// The account's opened credentials; nil when it stores none.
     ///

@@ -52,13 +52,13 @@ public struct CalendarSyncer: Sendable {
         let window = ICalendar.mirroredWindow(around: now, daysBack: settings.windowPastDays, daysAhead: settings.windowFutureDays)
         var accountLogger = logger
         accountLogger[metadataKey: "account"] = .stringConvertible(accountID)
-        let policy = try await AccountSourcePolicy.forOwner(id: account.ownerID, in: store)
+        let policy = try await AccountSourcePolicy.forOwner(id: account.ownerID, in: store, memberNetworks: settings.memberNetworks)
         let context = CalendarSyncContext(
             account: account, credentials: credentials, window: window, mirror: mirror, progress: progress, logger: accountLogger,
             fileAccess: policy.fileAccess)
         let started = ContinuousClock.now
         do {
-            let report = try await provider.sync(context)
+            let report = try await policy.enforcing { try await provider.sync(context) }
             let finished = Date()
             try await record(accountID, .succeeded(at: finished, nextSyncAt: finished.addingTimeInterval(settings.syncInterval.seconds)))
             accountLogger.info(

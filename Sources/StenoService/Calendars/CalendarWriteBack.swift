@@ -15,10 +15,13 @@ public struct CalendarWriteBack: Sendable {
 
     /// Write-back through `writers` (by the kind of account they serve), with the credentials
     /// `secrets` opens.
-    public init(store: any CatalogStore, writers: [CalendarProviderKind: any CalendarEventWriter], secrets: SecretBox?, logger: Logger) {
+    public init(
+        store: any CatalogStore, writers: [CalendarProviderKind: any CalendarEventWriter], secrets: SecretBox?, logger: Logger,
+        memberNetworks: [String] = []
+    ) {
         self.store = store
         self.writers = writers
-        self.access = CalendarAccountAccess(store: store, secrets: secrets)
+        self.access = CalendarAccountAccess(store: store, secrets: secrets, memberNetworks: memberNetworks)
         self.logger = logger
     }
 
@@ -53,8 +56,11 @@ public struct CalendarWriteBack: Sendable {
     ///   hold the event; the next sync mirrors it).
     /// - Throws: ``CalendarWriteError`` and ``CalendarSyncError`` as the provider reports them.
     public func create(_ event: NewCalendarEvent, in target: WritableCalendar) async throws -> Int64? {
-        let ref = try await writer(for: target.account).create(
-            event, calendarRemoteID: target.calendar.remoteID, context: try await access.context(for: target.account, logger: logger))
+        let context = try await access.context(for: target.account, logger: logger)
+        let writer = try writer(for: target.account)
+        let ref = try await access.enforcingPolicy(of: target.account) {
+            try await writer.create(event, calendarRemoteID: target.calendar.remoteID, context: context)
+        }
         logger.info(
             "event created at the provider",
             metadata: ["account": "\(target.account.id)", "calendar": "\(target.calendar.remoteID)", "resource": "\(ref.resource)"])
@@ -70,7 +76,9 @@ public struct CalendarWriteBack: Sendable {
     public func rename(_ source: EventSource, title: String) async throws -> Bool {
         let account = try await store.account(id: source.accountID)
         let ref = CalendarEventRef(calendarRemoteID: source.calendarRemoteID, resource: source.resource, uid: source.iCalUID, etag: source.etag)
-        let renamed = try await writer(for: account).rename(ref, title: title, context: try await access.context(for: account, logger: logger))
+        let context = try await access.context(for: account, logger: logger)
+        let writer = try writer(for: account)
+        let renamed = try await access.enforcingPolicy(of: account) { try await writer.rename(ref, title: title, context: context) }
         logger.info("event renamed at the provider", metadata: ["account": "\(account.id)", "resource": "\(source.resource)"])
         let calendar = try await store.calendars(accountID: account.id, ownerID: nil).first { $0.remoteID == source.calendarRemoteID }
         guard let calendar else { return false }

@@ -1,5 +1,6 @@
 import Foundation
 import StenoAPI
+import StenoCalendar
 
 /// Calendar mirroring settings (`[calendars]`).
 public struct CalendarSettings: Sendable, Hashable {
@@ -15,13 +16,18 @@ public struct CalendarSettings: Sendable, Hashable {
     /// The zone of floating times and all-day dates in calendars that name none (`time_zone`,
     /// IANA); nil uses `[links] time_zone`, itself the system's zone by default.
     public var timeZone: TimeZone?
+    /// Internal hosts and networks members' accounts may reach (`member_networks`: host names,
+    /// addresses, CIDR networks); by default none, only public addresses.
+    public var memberNetworks: [String] = []
 
     /// The defaults: 180 days back, 365 ahead, a sync every 5 minutes.
     public init() {}
 }
 
 extension StenoConfiguration {
-    static let calendarKeys: Set<String> = ["window_past_days", "window_future_days", "sync_interval_minutes", "secret_key_file", "time_zone"]
+    static let calendarKeys: Set<String> = [
+        "window_past_days", "window_future_days", "sync_interval_minutes", "secret_key_file", "time_zone", "member_networks",
+    ]
 
     /// Reads `[calendars]`.
     mutating func applyCalendars(file settings: [String: JSONValue], path: String) throws {
@@ -49,6 +55,15 @@ extension StenoConfiguration {
                 throw ConfigurationError("\(path): calendars.time_zone must be an IANA zone name such as \"Europe/Berlin\"")
             }
             calendars.timeZone = zone
+        }
+        if let value = table["member_networks"] {
+            let entries = value.arrayValue?.compactMap(\.stringValue) ?? []
+            guard entries.count == value.arrayValue?.count, entries.count <= 256, entries.allSatisfy(HTTPDestinationPolicy.isValidEntry)
+            else {
+                throw ConfigurationError(
+                    "\(path): calendars.member_networks must be a list of at most 256 host names, addresses or networks such as \"10.0.0.0/8\"")
+            }
+            calendars.memberNetworks = entries
         }
     }
 

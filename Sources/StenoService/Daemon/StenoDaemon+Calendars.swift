@@ -44,7 +44,8 @@ extension StenoDaemon {
         let lookups: [CalendarProviderKind: any CalendarEventLookup] = [.graph: graph]
         return CalendarRuntime(
             transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignInRegistry(),
-            writeBack: CalendarWriteBack(store: store, writers: writers, secrets: secrets, logger: logger),
+            writeBack: CalendarWriteBack(
+                store: store, writers: writers, secrets: secrets, logger: logger, memberNetworks: configuration.calendars.memberNetworks),
             verifier: SourceEventVerifier(store: store, lookups: lookups, secrets: secrets, settings: configuration.calendars, logger: logger))
     }
 

@@ -110,7 +110,7 @@ public struct StenoDaemon: Sendable {
         AccountMethods(
             store: store, queue: queue, secrets: calendars?.secrets,
             providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav]), signIns: calendars?.signIns,
-            transport: calendars?.transport
+            transport: calendars?.transport, memberNetworks: configuration.calendars.memberNetworks
         ).register(in: &table)
         LinkMethods(store: store, queue: queue, linker: linker ?? RecordingLinker(store: store, policy: configuration.links.policy))
             .register(in: &table)

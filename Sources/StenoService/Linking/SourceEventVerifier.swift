@@ -26,7 +26,7 @@ public struct SourceEventVerifier: Sendable {
     ) {
         self.store = store
         self.lookups = lookups
-        self.access = CalendarAccountAccess(store: store, secrets: secrets)
+        self.access = CalendarAccountAccess(store: store, secrets: secrets, memberNetworks: settings.memberNetworks)
         self.settings = settings
         self.logger = logger
     }
@@ -67,7 +67,7 @@ public struct SourceEventVerifier: Sendable {
         guard let lookup = lookups[account.provider] else { return [] }
         let context = try await access.context(for: account, logger: logger)
         let keys = events.map { CalendarEventKey(calendarRemoteID: $0.calendarRemoteID, resource: $0.resource) }
-        let answers = try await lookup.lookUpEvents(keys, context: context)
+        let answers = try await access.enforcingPolicy(of: account) { try await lookup.lookUpEvents(keys, context: context) }
         let calendars = Dictionary(
             try await store.calendars(accountID: accountID, ownerID: nil).map { ($0.remoteID, $0) }, uniquingKeysWith: { first, _ in first })
         let mirror = access.mirror(of: accountID)

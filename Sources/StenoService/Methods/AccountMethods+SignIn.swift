@@ -94,10 +94,13 @@ extension AccountMethods {
         // A sign-in again keeps the write access the account had, unless told otherwise.
         let writeAccess = params.writeAccess ?? (settings["write"] == "true")
         if existing != nil { settings["write"] = writeAccess ? "true" : nil }
+        let policy = try await AccountSourcePolicy.forOwner(id: ownerID, in: store, memberNetworks: memberNetworks)
+        try Self.checkDestinations(of: settings, policy: policy)
         let authorization: DeviceAuthorization
         do {
-            authorization = try await GraphSignIn.start(
-                endpoints: setup.endpoints, clientID: setup.clientID, writeAccess: writeAccess, transport: transport)
+            authorization = try await policy.enforcing {
+                try await GraphSignIn.start(endpoints: setup.endpoints, clientID: setup.clientID, writeAccess: writeAccess, transport: transport)
+            }
         } catch {
             throw RPCError.failedPrecondition("Microsoft sign-in could not start: \(error)")
         }
@@ -106,9 +109,15 @@ extension AccountMethods {
         let account = existing
         let id = registry.begin(
             ownerID: ownerID, authorization: authorization,
-            poll: { try await GraphSignIn.tokens(for: authorization, endpoints: setup.endpoints, clientID: setup.clientID, transport: transport) },
+            poll: {
+                try await policy.enforcing {
+                    try await GraphSignIn.tokens(for: authorization, endpoints: setup.endpoints, clientID: setup.clientID, transport: transport)
+                }
+            },
             complete: { tokens in
-                try await methods.keep(tokens, settings: accountSettings, setup: setup, existing: account, ownerID: ownerID, secrets: secrets)
+                try await policy.enforcing {
+                    try await methods.keep(tokens, settings: accountSettings, setup: setup, existing: account, ownerID: ownerID, secrets: secrets)
+                }
             })
         return AccountSignInResult(
             id: id, verificationURI: authorization.verificationURI, userCode: authorization.userCode, message: authorization.message,

@@ -20,6 +20,8 @@ struct AccountMethods: Sendable {
     var signIns: DeviceSignInRegistry? = nil
     /// The HTTP client sign-ins talk through.
     var transport: HTTPTransport? = nil
+    /// Internal hosts and networks members' accounts may reach (`[calendars] member_networks`).
+    var memberNetworks: [String] = []
 
     func register(in table: inout RPCMethodTable) {
         let methods = self
@@ -91,7 +93,9 @@ struct AccountMethods: Sendable {
                 "this stenod cannot sync \(params.provider.rawValue) accounts (it syncs: \(providers.map(\.rawValue).sorted().joined(separator: ", ")))")
         }
         let owner = try await permittedOwner(params.owner, caller: caller)
-        let (name, settings, credentials) = try Self.validated(params, policy: AccountSourcePolicy.forOwner(owner))
+        let policy = AccountSourcePolicy.forOwner(owner, memberNetworks: memberNetworks)
+        let (name, settings, credentials) = try Self.validated(params, policy: policy)
+        try Self.checkDestinations(of: settings, policy: policy)
         var sealed: Data?
         if let credentials {
             guard let secrets else {
@@ -186,6 +190,16 @@ struct AccountMethods: Sendable {
         if credentials == CalendarCredentials() { return (name, settings, nil) }
         credentials.accessTokenExpiresAt = nil
         return (name, settings, credentials)
+    }
+
+    /// Refuses URLs a member's account may not reach (internal addresses not allowed by
+    /// `[calendars] member_networks`); every request is checked again when it is made.
+    static func checkDestinations(of settings: [String: String], policy: AccountSourcePolicy) throws {
+        do {
+            try policy.checkURLs(in: settings)
+        } catch let error as HTTPTransportError {
+            throw RPCError.notPermitted(error.description)
+        }
     }
 
     /// `text` without a user name and password written into it; they go to the account's
