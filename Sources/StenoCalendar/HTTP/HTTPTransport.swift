@@ -68,7 +68,7 @@ public final class HTTPTransport: Sendable {
         guard let policy = Self.destinationPolicy else { return try await send(request, through: client) }
         var current = request
         for _ in 0...Self.maximumRedirects {
-            try policy.check(current.url)
+            try await Self.check(current.url, against: policy)
             let response = try await send(current, through: checkedClient)
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else { return response }
             guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL else {
@@ -85,6 +85,20 @@ public final class HTTPTransport: Sendable {
             current.url = next
         }
         throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: "more than \(Self.maximumRedirects) redirects")
+    }
+
+    /// Checks a URL against a policy off the cooperative threads: name resolution blocks.
+    static func check(_ url: URL, against policy: HTTPDestinationPolicy) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                do {
+                    try policy.check(url)
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
     }
 
     func send(_ request: HTTPRequestValue, through client: HTTPClient) async throws -> HTTPResponseValue {
