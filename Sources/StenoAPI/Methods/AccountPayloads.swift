@@ -211,3 +211,18 @@ public struct CalendarSummary: Codable, Sendable, Hashable {
         self.events = events
     }
 }
+
+extension AccountAddParams: SecretRedacting {
+    /// The password, tokens and client secret stay out of descriptions (a logged request).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "provider": provider, "owner": owner as Any, "source": source as Any, "url": url as Any, "user": user as Any,
+                "password": RedactedSecret(password), "bearerToken": RedactedSecret(bearerToken),
+                "refreshToken": RedactedSecret(refreshToken), "tokenURL": tokenURL as Any, "clientID": clientID as Any,
+                "clientSecret": RedactedSecret(clientSecret), "sync": sync as Any, "tenant": tenant as Any,
+                "users": users as Any, "authority": authority as Any, "graphURL": graphURL as Any,
+            ], displayStyle: .struct)
+    }
+}

@@ -105,3 +105,16 @@ public struct AccountSignInStatus: Codable, Sendable, Hashable {
         self.job = job
     }
 }
+
+extension AccountSignInParams: SecretRedacting {
+    /// The client secret stays out of descriptions.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "account": account as Any, "owner": owner as Any, "tenant": tenant as Any, "clientID": clientID as Any,
+                "authority": authority as Any, "graphURL": graphURL as Any, "writeAccess": writeAccess as Any,
+                "clientSecret": RedactedSecret(clientSecret),
+            ], displayStyle: .struct)
+    }
+}

@@ -152,6 +152,18 @@ public struct HTTPRequestValue: Sendable {
     }
 }
 
+extension HTTPRequestValue: SecretRedacting {
+    /// Authorization headers and bodies (an OAuth form carries secrets and tokens) stay out
+    /// of descriptions.
+    public var customMirror: Mirror {
+        let headers = headers.map { name, value in
+            (name, name.lowercased() == "authorization" ? RedactedSecret(value).description : value)
+        }
+        return Mirror(
+            self, children: ["method": method, "url": url, "headers": headers, "body": RedactedSecret(body)], displayStyle: .struct)
+    }
+}
+
 /// A response read in full.
 public struct HTTPResponseValue: Sendable {
     public var status: Int

@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// The OAuth 2.0 device authorization grant (RFC 8628), as the Microsoft identity platform
 /// implements it: the daemon asks for a device code, a person enters the user code at the
@@ -99,5 +100,17 @@ public enum DeviceSignInFailure: Error, Sendable, Hashable, CustomStringConverti
         case .denied: return "the sign-in was declined at the verification page"
         case .refused(let reason): return "the identity platform refused the sign-in (\(reason))"
         }
+    }
+}
+
+extension DeviceAuthorization: SecretRedacting {
+    /// The device code redeems the sign-in: it stays out of descriptions.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "deviceCode": RedactedSecret(deviceCode), "userCode": userCode, "verificationURI": verificationURI,
+                "expiresAt": expiresAt, "interval": interval,
+            ], displayStyle: .struct)
     }
 }

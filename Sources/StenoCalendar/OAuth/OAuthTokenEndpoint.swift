@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// An OAuth 2.0 token endpoint (RFC 6749 §3.2): every grant is a form POST answered by a
 /// token response or an error response.
@@ -112,5 +113,17 @@ public struct OAuthErrorResponse: Error, Sendable, Hashable, CustomStringConvert
     public var description: String {
         guard let text = errorDescription?.split(whereSeparator: \.isNewline).first else { return code }
         return "\(code): \(text)"
+    }
+}
+
+extension OAuthTokens: SecretRedacting {
+    /// Tokens stay out of descriptions.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": RedactedSecret(accessToken), "refreshToken": RedactedSecret(refreshToken),
+                "expiresIn": expiresIn as Any, "scope": scope as Any,
+            ], displayStyle: .struct)
     }
 }

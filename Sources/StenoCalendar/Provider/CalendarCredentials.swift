@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// An account's secrets: sealed at rest, opened only for a sync, never logged.
 public struct CalendarCredentials: Sendable, Hashable, Codable {
@@ -25,15 +26,15 @@ public struct CalendarCredentials: Sendable, Hashable, Codable {
     }
 }
 
-extension CalendarCredentials: CustomStringConvertible, CustomDebugStringConvertible {
+extension CalendarCredentials: SecretRedacting {
     /// Never the secrets themselves: credentials may end up in a log line by accident.
-    public var description: String {
-        let present = [
-            password.map { _ in "password" }, accessToken.map { _ in "access token" },
-            refreshToken.map { _ in "refresh token" }, clientSecret.map { _ in "client secret" },
-        ].compactMap { $0 }
-        return "CalendarCredentials(\(present.joined(separator: ", ")), redacted)"
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "password": RedactedSecret(password), "accessToken": RedactedSecret(accessToken),
+                "accessTokenExpiresAt": accessTokenExpiresAt as Any, "refreshToken": RedactedSecret(refreshToken),
+                "clientSecret": RedactedSecret(clientSecret),
+            ], displayStyle: .struct)
     }
-
-    public var debugDescription: String { description }
 }

@@ -125,3 +125,15 @@ extension CalendarInfo {
         CalendarDescriptor(remoteID: remoteID, name: name, color: color, timeZone: timeZone)
     }
 }
+
+extension CalendarAccountDraft: SecretRedacting {
+    /// The sealed credentials stay out of descriptions, sealed or not.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "provider": provider, "ownerID": ownerID, "displayName": displayName, "settings": settings,
+                "sealedSecret": RedactedSecret(sealedSecret),
+            ], displayStyle: .struct)
+    }
+}

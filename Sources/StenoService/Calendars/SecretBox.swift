@@ -4,6 +4,7 @@ import Glibc
 import Crypto
 import Foundation
 import StenoCalendar
+import StenoCore
 
 /// Seals account secrets with AES-256-GCM under a key file only the service can read.
 ///
@@ -83,6 +84,13 @@ public struct SecretBox: Sendable {
             throw .cannotOpen(
                 "the stored credentials cannot be decrypted (was the key file replaced?); add the account's credentials again")
         }
+    }
+}
+
+extension SecretBox: SecretRedacting {
+    /// Never the key: a description of the box is all a log line may get.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["key": RedactedSecret(keyBytes)], displayStyle: .struct)
     }
 }
 
