@@ -26,6 +26,7 @@ public struct StenoDaemon: Sendable {
 
     /// Runs until a termination signal, then finishes running requests and returns.
     public func run() async throws {
+        let inheritedUmask = DataFolderPermissions.restrictUmask()
         let inherited = SocketActivation.inheritedListener(environment: environment)
         let endpoint: RPCServer.Endpoint =
             inherited.map { .inherited(descriptor: $0, path: configuration.socketPath) }
@@ -38,8 +39,14 @@ public struct StenoDaemon: Sendable {
             // Each connection, watched folder and database file holds one.
             logger.info("file descriptor limit", metadata: ["soft": "\(descriptors.soft)", "hard": "\(descriptors.hard)"])
         }
-        for directory in [configuration.dataDirectory, configuration.inboxDirectory] {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try DataFolderPermissions.secure(
+            dataDirectory: configuration.dataDirectory, databasePath: configuration.databasePath,
+            keyPath: configuration.secretKeyPath(environment: environment), socketGroup: configuration.socketGroup, logger: logger)
+        if !FileManager.default.fileExists(atPath: configuration.inboxDirectory) {
+            // Members drop files here: the inbox keeps the mode the starting umask gives, not the data's.
+            try FileManager.default.createDirectory(
+                atPath: configuration.inboxDirectory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o777 & ~inheritedUmask])
         }
         let store = try await SQLiteCatalog.open(path: configuration.databasePath)
         let statistics = try await store.statistics()

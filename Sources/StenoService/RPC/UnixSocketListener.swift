@@ -42,12 +42,7 @@ enum UnixSocketListener {
     /// Gives the socket its mode and, if configured, its group.
     static func applyPermissions(path: String, mode: UInt32, group: String?) throws {
         if let group {
-            let gid: gid_t
-            if let numeric = gid_t(group) {
-                gid = numeric
-            } else if let entry = getgrnam(group) {
-                gid = entry.pointee.gr_gid
-            } else {
+            guard let gid = groupID(group) else {
                 throw Unusable(description: "socket_group \"\(group)\" is not a group on this machine")
             }
             guard chown(path, uid_t.max, gid) == 0 else {
@@ -57,5 +52,11 @@ enum UnixSocketListener {
         guard chmod(path, mode_t(mode)) == 0 else {
             throw Unusable(description: "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The gid of a group given by name or number; nil when there is no such group.
+    static func groupID(_ group: String) -> gid_t? {
+        if let numeric = gid_t(group) { return numeric }
+        return getgrnam(group).map { $0.pointee.gr_gid }
     }
 }
