@@ -27,10 +27,10 @@ struct CalendarConfigurationTests {
         #expect(defaults.calendars.windowPastDays == 180 && defaults.calendars.windowFutureDays == 365)
         #expect(defaults.calendars.syncInterval == .seconds(300))
         #expect(defaults.secretKeyPath(environment: [:]) == defaults.dataDirectory + "/secret.key")
-        let set = try load("[calendars]\nwindow_past_days = 30\nwindow_future_days = 60\nsync_interval_minutes = 1.5\nsecret_key_file = \"/etc/steno/key\"\n")
+        let set = try load("[calendars]\nwindow_past_days = 30\nwindow_future_days = 60\nsync_interval_minutes = 1.5\nsecret_key_file = \"\(folder)/key\"\n")
         #expect(set.calendars.windowPastDays == 30 && set.calendars.windowFutureDays == 60)
         #expect(set.calendars.syncInterval == .seconds(90))
-        #expect(set.secretKeyPath(environment: [:]) == "/etc/steno/key")
+        #expect(set.secretKeyPath(environment: [:]) == folder + "/key")
         // A systemd credential is used when no file is configured.
         try Data(repeating: 1, count: 32).write(to: URL(fileURLWithPath: folder + "/steno-secret-key"))
         #expect(defaults.secretKeyPath(environment: ["CREDENTIALS_DIRECTORY": folder]) == folder + "/steno-secret-key")

@@ -74,7 +74,7 @@ struct ConfigurationTests {
             ("sockett = \"/x\"", "unknown setting \"sockett\""),
             ("socket = 5", "socket must be a string"),
             ("socket_mode = \"rw\"", "octal"),
-            ("[rpc]\nmax_frame_bytes = 10", "at least 1024"),
+            ("[rpc]\nmax_frame_bytes = 10", "rpc.max_frame_bytes must be an integer from 1024"),
             ("[rpc]\nspeed = 1", "unknown setting \"rpc.speed\""),
             ("log_level = \"loud\"", "log level"),
             ("socket = \"unterminated", "stenod.toml"),

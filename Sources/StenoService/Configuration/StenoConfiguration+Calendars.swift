@@ -48,6 +48,7 @@ extension StenoConfiguration {
             guard let text = file.stringValue, !text.isEmpty else {
                 throw ConfigurationError("\(path): calendars.secret_key_file must be a path")
             }
+            try Self.checkKeyFolder(of: text, path: path)
             calendars.secretKeyFile = text
         }
         if let value = table["time_zone"] {
@@ -64,6 +65,20 @@ extension StenoConfiguration {
                     "\(path): calendars.member_networks must be a list of at most 256 host names, addresses or networks such as \"10.0.0.0/8\"")
             }
             calendars.memberNetworks = entries
+        }
+    }
+
+    /// A key file must be named absolutely, in a folder that exists: the daemon would otherwise
+    /// create folders at a mistyped path and a new key in them, and lose the old accounts' secrets.
+    static func checkKeyFolder(of keyFile: String, path: String) throws {
+        guard keyFile.hasPrefix("/") else {
+            throw ConfigurationError("\(path): calendars.secret_key_file must be an absolute path, got \"\(keyFile)\"")
+        }
+        let folder = (keyFile as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ConfigurationError(
+                "\(path): calendars.secret_key_file \(keyFile): the folder \(folder) does not exist; create it (mode 0700, owned by the daemon's user) or fix the path")
         }
     }
 

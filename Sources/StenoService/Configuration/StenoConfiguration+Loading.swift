@@ -75,6 +75,10 @@ extension StenoConfiguration {
             guard let mode = UInt32(value, radix: 8), mode <= 0o777 else {
                 throw ConfigurationError("\(path): socket_mode must be octal like \"0660\"")
             }
+            // Access is decided per caller behind the socket; "others" would let every local account knock.
+            guard mode & ~0o660 == 0 else {
+                throw ConfigurationError("\(path): socket_mode \"\(value)\" gives access beyond owner and group; use at most \"0660\" and socket_group")
+            }
             socketMode = mode
         }
         if let value = try string("data_dir") { dataDirectory = value }
@@ -94,16 +98,17 @@ extension StenoConfiguration {
             if let unknown = rpcSettings.keys.sorted().first(where: { !Self.rpcKeys.contains($0) }) {
                 throw ConfigurationError("\(path): unknown setting \"rpc.\(unknown)\" (known: \(Self.rpcKeys.sorted().joined(separator: ", ")))")
             }
-            func positive(_ key: String) throws -> Int? {
+            func positive(_ key: String, in range: ClosedRange<Int64> = 0...Int64(Int32.max)) throws -> Int? {
                 guard let value = rpcSettings[key] else { return nil }
-                guard let number = value.intValue, number >= 0, number <= Int64(Int32.max) else {
-                    throw ConfigurationError("\(path): rpc.\(key) must be a non-negative integer")
+                guard let number = value.intValue, range.contains(number) else {
+                    throw ConfigurationError("\(path): rpc.\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)")
                 }
                 return Int(number)
             }
-            if let value = try positive("max_frame_bytes") { rpc.maxFrameBytes = value }
-            if let value = try positive("max_in_flight_per_connection") { rpc.maxInFlightPerConnection = value }
-            if let value = try positive("threads") { rpc.threads = value }
+            if let value = try positive("max_frame_bytes", in: 1024...(64 << 20)) { rpc.maxFrameBytes = value }
+            if let value = try positive("max_in_flight_per_connection", in: 1...1024) { rpc.maxInFlightPerConnection = value }
+            // Each thread is an event loop with its own stack: thousands exhaust the process.
+            if let value = try positive("threads", in: 0...256) { rpc.threads = value }
             try applyRPCLimits(rpcSettings, path: path)
         }
         try applyJobs(file: settings, path: path)
