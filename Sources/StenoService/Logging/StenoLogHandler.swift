@@ -51,20 +51,33 @@ public struct StenoLogHandler: LogHandler {
     }
 
     private func textLine(_ event: LogEvent, _ metadata: Logger.Metadata) -> String {
-        let time = ISO8601DateFormatter().string(from: Date())
-        var line = "\(time) \(event.level.rawValue.uppercased()) \(label): \(event.message)"
+        Self.textLine(time: Date(), level: event.level, label: label, message: event.message, metadata: metadata)
+    }
+
+    /// One text line; the message and every key and value are escaped (``LogTextEscaping``), so
+    /// what a user named cannot start a line or add a field.
+    static func textLine(time: Date, level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata) -> String {
+        var line = "\(ISO8601DateFormatter().string(from: time)) \(level.rawValue.uppercased()) \(LogTextEscaping.message(label)): "
+            + LogTextEscaping.message("\(message)")
         if !metadata.isEmpty {
-            line += " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            line += " " + metadata.sorted { $0.key < $1.key }
+                .map { LogTextEscaping.key($0.key) + "=" + LogTextEscaping.value("\($0.value)") }
+                .joined(separator: " ")
         }
         return line + "\n"
     }
 
     private func jsonLine(_ event: LogEvent, _ metadata: Logger.Metadata) -> String {
+        Self.jsonLine(time: Date(), level: event.level, label: label, message: event.message, metadata: metadata)
+    }
+
+    /// One JSON object; JSON strings escape control characters themselves.
+    static func jsonLine(time: Date, level: Logger.Level, label: String, message: Logger.Message, metadata: Logger.Metadata) -> String {
         var object: [String: JSONValue] = [
-            "time": .string(ISO8601DateFormatter().string(from: Date())),
-            "level": .string(event.level.rawValue),
+            "time": .string(ISO8601DateFormatter().string(from: time)),
+            "level": .string(level.rawValue),
             "logger": .string(label),
-            "message": .string("\(event.message)"),
+            "message": .string("\(message)"),
         ]
         for (key, value) in metadata where object[key] == nil {
             object[key] = Self.json(value)
