@@ -45,11 +45,12 @@ public final class TestDaemon: @unchecked Sendable {
             + extraArguments
     }
 
-    /// Starts (or restarts) the process and waits up to `timeout` for it to answer.
-    public func start(timeout: TimeInterval = 30) throws {
+    /// Starts (or restarts) the process, with `additionalArguments` this time only, and waits
+    /// up to `timeout` for it to answer.
+    public func start(timeout: TimeInterval = 30, additionalArguments: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.arguments = arguments + additionalArguments
         var environment = ProcessInfo.processInfo.environment
         for key in ["STENO_SOCKET", "STENO_DATA_DIR", "STENO_INBOX", "STENO_CONFIG", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET"] {
             environment.removeValue(forKey: key)

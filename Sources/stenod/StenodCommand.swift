@@ -31,6 +31,11 @@ struct StenodCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
+    @Flag(
+        name: .customLong("forget-credentials"),
+        help: "Start although the secrets key is missing: a new key is made and accounts with stored credentials need them added again.")
+    var forgetCredentials = false
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration: StenoConfiguration
@@ -47,7 +52,7 @@ struct StenodCommand: AsyncParsableCommand {
             level: Logger.Level(rawValue: configuration.logLevel) ?? .info, format: configuration.logFormat,
             environment: environment)
         do {
-            try await StenoDaemon(configuration: configuration, environment: environment).run()
+            try await StenoDaemon(configuration: configuration, environment: environment, forgetSealedCredentials: forgetCredentials).run()
         } catch {
             Logger(label: "stenod").critical("stenod cannot run: \(error)")
             throw ExitCode(1)

@@ -17,11 +17,18 @@ public struct StenoDaemon: Sendable {
     public let configuration: StenoConfiguration
     let environment: [String: String]
     let logger: Logger
+    /// Start even though the secrets key is gone, dropping the credentials sealed with it
+    /// (`--forget-credentials`); otherwise such a start is refused.
+    let forgetSealedCredentials: Bool
 
-    public init(configuration: StenoConfiguration, environment: [String: String], logger: Logger = Logger(label: "stenod")) {
+    public init(
+        configuration: StenoConfiguration, environment: [String: String], logger: Logger = Logger(label: "stenod"),
+        forgetSealedCredentials: Bool = false
+    ) {
         self.configuration = configuration
         self.environment = environment
         self.logger = logger
+        self.forgetSealedCredentials = forgetSealedCredentials
     }
 
     /// Runs until a termination signal, then finishes running requests and returns.
@@ -49,6 +56,7 @@ public struct StenoDaemon: Sendable {
                 attributes: [.posixPermissions: 0o777 & ~inheritedUmask])
         }
         let store = try await SQLiteCatalog.open(path: configuration.databasePath)
+        try await checkSecretKey(store: store)
         let statistics = try await store.statistics()
         logger.info(
             "catalog ready",

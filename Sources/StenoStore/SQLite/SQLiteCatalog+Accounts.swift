@@ -68,6 +68,28 @@ extension SQLiteCatalog {
         try await updateAccount(accountID, sql: "secret = ?", arguments: [sealed])
     }
 
+    /// The accounts holding sealed credentials, by id.
+    public func accountsWithSealedSecrets() async throws -> [Int64] {
+        try await writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM calendar_accounts WHERE secret IS NOT NULL ORDER BY id")
+        }
+    }
+
+    /// Drops every sealed secret (the key that opens them is gone), leaving those accounts
+    /// `needs-credentials` with `reason`; returns how many there were.
+    public func forgetSealedSecrets(reason: String, now: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE calendar_accounts SET secret = NULL, health = 'needs-credentials', last_error = ?, last_error_at = ?,
+                        updated_at = ?
+                    WHERE secret IS NOT NULL
+                    """,
+                arguments: [reason, Self.milliseconds(now), Self.milliseconds(now)])
+            return db.changesCount
+        }
+    }
+
     public func updateSettings(accountID: Int64, settings: [String: String]) async throws {
         try await updateAccount(accountID, sql: "settings = ?", arguments: [try Self.encodeSettings(settings)])
     }
