@@ -20,7 +20,8 @@ public struct SQLiteCatalog: CatalogStore {
 
     /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
     ///
-    /// - Throws: `StoreError.schemaTooNew` for a database written by a newer Steno.
+    /// - Throws: `StoreError.schemaTooNew` for a database written by a newer Steno,
+    ///   ``CatalogDamaged`` for a file whose pages fail `PRAGMA quick_check`.
     public static func open(path: String) async throws -> SQLiteCatalog {
         _ = processSettings
         var configuration = Configuration()
@@ -43,6 +44,7 @@ public struct SQLiteCatalog: CatalogStore {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
+        try await CatalogIntegrity.check(pool, path: path)
         let migrator = SchemaMigrations.migrator()
         let known = migrator.migrations
         try await pool.write { db in
