@@ -49,6 +49,11 @@ public struct StenoDaemon: Sendable {
         try DataFolderPermissions.secure(
             dataDirectory: configuration.dataDirectory, databasePath: configuration.databasePath,
             keyPath: configuration.secretKeyPath(environment: environment), socketGroup: configuration.socketGroup, logger: logger)
+        if configuration.socketGroup != nil, configuration.inboxDirectory.hasPrefix(configuration.dataDirectory + "/") {
+            logger.warning(
+                "the inbox is inside the data folder, which only the daemon's user may enter: members cannot drop files there; set `inbox` to a folder outside it",
+                metadata: ["inbox": "\(configuration.inboxDirectory)", "data_dir": "\(configuration.dataDirectory)"])
+        }
         if !FileManager.default.fileExists(atPath: configuration.inboxDirectory) {
             // Members drop files here: the inbox keeps the mode the starting umask gives, not the data's.
             try FileManager.default.createDirectory(
