@@ -89,6 +89,18 @@ struct DataPermissionsEndToEndTests {
         #expect(warning?.contains(daemon.dataDirectory) == true, "\(daemon.log)")
     }
 
+    @Test func aDataFolderOpenToTheDaemonsOwnGroupIsNarrowedLoudlyWithoutSocketGroup() throws {
+        // Without socket_group the socket is the daemon's group's: the same group as its data folder's.
+        let daemon = try TestDaemon()
+        defer { daemon.shutdown() }
+        #expect(daemon.stop() == 0)
+        #expect(chown(daemon.dataDirectory, getuid(), getegid()) == 0)
+        #expect(chmod(daemon.dataDirectory, 0o750) == 0)
+        try daemon.start()
+        #expect(Self.mode(daemon.dataDirectory) == 0o700)
+        #expect(daemon.log.split(separator: "\n").contains { $0.contains("ERROR") && $0.contains("socket's group") }, "\(daemon.log)")
+    }
+
     @Test func aBackupIsNeverWrittenThroughALinkNorOverAFile() throws {
         let daemon = try TestDaemon()
         defer { daemon.shutdown() }

@@ -26,8 +26,8 @@ enum DataFolderPermissions {
     /// Creates the data folder (0700) or narrows an existing one, and checks the files in it.
     ///
     /// - Parameters:
-    ///   - socketGroup: the group given the socket; a data folder open to that group is
-    ///     logged as an error before it is narrowed, since every member could read it.
+    ///   - socketGroup: the group given the socket (nil: the daemon's group); a data folder
+    ///     open to that group is logged as an error before it is narrowed, since every member could read it.
     /// - Throws: ``DataFolderPermissionError`` naming the file, its mode and the `chmod` to run.
     static func secure(
         dataDirectory: String, databasePath: String, keyPath: String, socketGroup: String?, logger: Logger
@@ -55,11 +55,12 @@ enum DataFolderPermissions {
         guard status.st_mode & S_IFMT == S_IFDIR else { throw .unusable(path: path, reason: "it is not a folder") }
         let mode = status.st_mode & 0o777
         guard mode & 0o077 != 0 else { return }
-        let socketGID = socketGroup.flatMap(UnixSocketListener.groupID)
+        // Without socket_group the socket gets the daemon's own group.
+        let socketGID: gid_t? = socketGroup == nil ? getegid() : socketGroup.flatMap(UnixSocketListener.groupID)
         if let socketGID, socketGID == status.st_gid, mode & 0o070 != 0 {
             logger.error(
                 "the data folder was open to the socket's group: every member could read the catalog around the RPC rules; narrowing it to 0700. Give the data folder a group of its own (or none)",
-                metadata: ["path": "\(path)", "mode": "\(octal(mode))", "group": "\(socketGroup ?? "")"])
+                metadata: ["path": "\(path)", "mode": "\(octal(mode))", "group": "\(socketGroup ?? String(socketGID))"])
         } else {
             logger.warning(
                 "the data folder was open to other users; narrowing it to 0700",
