@@ -40,12 +40,24 @@ struct DataPermissionsEndToEndTests {
         #expect(Self.mode(daemon.socketPath) == 0o660)
         // The inbox is where people drop files: it keeps the umask's mode.
         #expect(Self.mode(daemon.inboxDirectory) == 0o755)
+    }
 
-        guard canSwitchUsers else { return }
-        for file in [catalog, backup] {
+    /// Runs where another uid can be used, and under CI=true always (failing there if it cannot).
+    @Test(.enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv"))
+    func anotherUserCannotOpenTheCatalogOrABackup() throws {
+        try #require(canSwitchUsers, "needs root and /usr/bin/setpriv to act as another uid")
+        let daemon = try Self.daemonUnderUmask022()
+        defer { daemon.shutdown() }
+        let catalog = daemon.dataDirectory + "/catalog.sqlite"
+        let backup = daemon.root + "/backup.sqlite"
+        #expect(try steno(daemon, ["admin", "backup", backup]).status == 0)
+        for file in [catalog, catalog + "-wal", daemon.dataDirectory + "/secret.key", backup] {
             let read = try runAsOtherUser("/bin/cat", [file])
             #expect(read.status != 0 && read.stdout.isEmpty, "another user read \(file)")
         }
+        let opened = try runAsOtherUser(
+            "/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from users').fetchone()[0])", catalog])
+        #expect(opened.status != 0 && opened.stdout.isEmpty, "another user opened the catalog: \(opened.stdout)")
     }
 
     /// Stops the daemon, gives `file` (in its data folder) `mode`, and expects the restart to
