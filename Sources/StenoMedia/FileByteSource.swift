@@ -30,13 +30,13 @@ public final class FileByteSource: ByteSource {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
-            throw MediaError(.io, "cannot open \(path): \(String(cString: strerror(code)))")
+            throw MediaError(.io, "cannot open \(path): \(String(cString: strerror(code)))", systemErrorCode: code)
         }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             let code = errno
             systemClose(fd)
-            throw MediaError(.io, "cannot stat \(path): \(String(cString: strerror(code)))")
+            throw MediaError(.io, "cannot stat \(path): \(String(cString: strerror(code)))", systemErrorCode: code)
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             systemClose(fd)
@@ -89,7 +89,7 @@ public final class FileByteSource: ByteSource {
             initialized = filled
         }
         if failure != 0 {
-            throw MediaError(.io, offset: offset, "read failed: \(String(cString: strerror(failure)))")
+            throw MediaError(.io, offset: offset, "read failed: \(String(cString: strerror(failure)))", systemErrorCode: failure)
         }
         return result
     }

@@ -26,12 +26,16 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
     public var offset: UInt64?
     /// A human-readable explanation, e.g. "truncated MP4: box 'moov' at offset 1234 …".
     public var message: String
+    /// The system's `errno` for an `io` failure, so a caller can tell a passing one
+    /// (descriptors exhausted) from a lasting one.
+    public var systemErrorCode: Int32?
 
     /// Creates an error.
-    public init(_ kind: Kind, offset: UInt64? = nil, _ message: String) {
+    public init(_ kind: Kind, offset: UInt64? = nil, _ message: String, systemErrorCode: Int32? = nil) {
         self.kind = kind
         self.offset = offset
         self.message = message
+        self.systemErrorCode = systemErrorCode
     }
 
     /// The message, prefixed with the offset when there is one.

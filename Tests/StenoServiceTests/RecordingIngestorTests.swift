@@ -47,17 +47,20 @@ struct RecordingIngestorTests {
     }
 
     @Test func sidecarPairsTitleHintsTranscriptAndOwner() async throws {
-        let (ingestor, _) = try await setUp()
+        let (ingestor, catalog) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try copySample("design-review.wav", to: "alice/review.wav")
+        // From an admin's folder (a member's sidecar may not name another owner).
+        _ = try await catalog.addUser(UserDraft(name: "carol", emails: ["carol@example.com"], role: .admin))
+        try FileManager.default.createDirectory(atPath: inbox + "/carol", withIntermediateDirectories: true)
+        try copySample("design-review.wav", to: "carol/review.wav")
         let sidecar = #"{"recordedAt":"2026-11-20T09:30:00+01:00","title":"Design review","owner":"bob@example.com","iCalUId":"uid-123","transcript":"Hello all","customKey":{"x":1}}"#
-        try sidecar.write(toFile: inbox + "/alice/review.json", atomically: true, encoding: .utf8)
-        #expect(try await ingestor.ingest(relativePath: "alice/review.json") == .belongsTo(["alice/review.wav"]))
-        let recording = try recorded(try await ingestor.ingest(relativePath: "alice/review.wav"))
+        try sidecar.write(toFile: inbox + "/carol/review.json", atomically: true, encoding: .utf8)
+        #expect(try await ingestor.ingest(relativePath: "carol/review.json") == .belongsTo(["carol/review.wav"]))
+        let recording = try recorded(try await ingestor.ingest(relativePath: "carol/review.wav"))
         #expect(recording.title == "Design review")
         #expect(recording.iCalUIDHint == "uid-123")
         #expect(recording.transcript == "Hello all")
-        #expect(recording.ownerName == "bob", "the sidecar's owner overrides the folder")
+        #expect(recording.ownerName == "bob", "the sidecar's owner overrides an admin's folder")
         #expect(recording.recordedAtSource == .sidecar)
         #expect(recording.recordedAt == ISO8601DateFormatter().date(from: "2026-11-20T08:30:00Z"))
     }

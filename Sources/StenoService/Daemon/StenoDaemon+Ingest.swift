@@ -4,7 +4,7 @@ import StenoStore
 extension StenoDaemon {
     /// The ingest job handler on the configured inbox.
     func ingestHandler(store: SQLiteCatalog, queue: JobQueue) -> IngestJobHandler {
-        IngestJobHandler(ingestor: RecordingIngestor(inbox: configuration.inboxDirectory, store: store), queue: queue)
+        IngestJobHandler(ingestor: RecordingIngestor(inbox: configuration.inboxDirectory, store: store, logger: logger), queue: queue)
     }
 
     /// The inbox watcher, turning settled and removed files into ingest jobs.

@@ -10,6 +10,8 @@ enum ContentHasher {
     /// Why a file could not be hashed.
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// The system's `errno`, when the system refused.
+        var code: Int32?
     }
 
     static let blockSize = 1 << 20
@@ -28,7 +30,10 @@ enum ContentHasher {
     /// themselves when the whole file is at most `limit` bytes (nil otherwise).
     static func sha256(path: String, keepingUpTo limit: Int) throws(Failure) -> (hex: String, bytes: Int64, contents: [UInt8]?) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(description: "cannot open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            let code = errno
+            throw Failure(description: "cannot open: \(String(cString: strerror(code)))", code: code)
+        }
         defer { close(fd) }
         var info = stat()
         let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : Int.max
@@ -46,8 +51,9 @@ enum ContentHasher {
         while true {
             let count = read(fd, buffer.baseAddress, buffer.count)
             if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: "cannot read: \(String(cString: strerror(errno)))")
+                let code = errno
+                if code == EINTR { continue }
+                throw Failure(description: "cannot read: \(String(cString: strerror(code)))", code: code)
             }
             if count == 0 { break }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
@@ -75,7 +81,7 @@ enum ContentHasher {
             }
             initialized = filled
         }
-        if failure != 0 { throw Failure(description: "cannot read: \(String(cString: strerror(failure)))") }
+        if failure != 0 { throw Failure(description: "cannot read: \(String(cString: strerror(failure)))", code: failure) }
         guard bytes.count <= expected else {
             _ = lseek(fd, 0, SEEK_SET)
             return nil

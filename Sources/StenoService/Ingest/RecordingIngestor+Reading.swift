@@ -28,8 +28,10 @@ extension RecordingIngestor {
     func read(_ relativePaths: [String], now: Date) async -> [Result<Reading, any Error>] {
         let normalized = relativePaths.map(Self.normalized)
         let known: [String: PathState]
+        let folderOwners: [String: FolderOwner]
         do {
             known = try await store.pathStates(normalized.compactMap { $0 })
+            folderOwners = try await self.folderOwners()
         } catch {
             return relativePaths.map { _ in .failure(error) }
         }
@@ -53,7 +55,7 @@ extension RecordingIngestor {
                     do {
                         try await NIOThreadPool.singleton.runIfActive {
                             for item in items {
-                                slots.set(item.index, .success(self.examine(item.path, known: item.known, now: now)))
+                                slots.set(item.index, .success(self.examine(item.path, known: item.known, owners: folderOwners, now: now)))
                             }
                         }
                     } catch {
@@ -68,7 +70,7 @@ extension RecordingIngestor {
         readings.reserveCapacity(examined.count)
         for result in examined {
             do {
-                readings.append(.success(try await reading(try result.get(), owners: &owners, now: now)))
+                readings.append(.success(try await reading(try result.get(), folderOwners: folderOwners, owners: &owners, now: now)))
             } catch {
                 readings.append(.failure(error))
             }
@@ -82,6 +84,8 @@ extension RecordingIngestor {
         case done(Reading)
         /// The file cannot be catalogued, for this reason.
         case failed(path: String, size: Int64, modified: Date, reason: String)
+        /// The file cannot be read now, for a reason that passes: the job retries.
+        case retry(TransientIngestError)
         /// Hashed (or known unchanged) and parsed.
         case read(
             path: String, size: Int64, modified: Date, hash: ContentHash, media: Result<MediaInfo, MediaError>,
@@ -98,7 +102,7 @@ extension RecordingIngestor {
     /// Examines one path, blocking: its kind, what is at it (refusing symlinks out of the
     /// inbox), and for a recording its hash (unless unchanged since last read), container and
     /// companions. Runs on the thread pool.
-    private func examine(_ relative: String, known: PathState?, now: Date) -> Examined {
+    private func examine(_ relative: String, known: PathState?, owners: [String: FolderOwner], now: Date) -> Examined {
         let absolute = inbox + "/" + relative
         switch InboxPath.kind(of: relative) {
         case .ignored:
@@ -110,17 +114,22 @@ extension RecordingIngestor {
         }
         var info = stat()
         guard lstat(absolute, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return .done(.gone(relative)) }
-            return .failed(path: relative, size: 0, modified: now, reason: "cannot examine the file: \(String(cString: strerror(errno)))")
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return .done(.gone(relative)) }
+            let reason = "cannot examine the file: \(String(cString: strerror(code)))"
+            if TransientIngestError.isPassing(code) { return .retry(TransientIngestError(path: relative, reason: reason)) }
+            return .failed(path: relative, size: 0, modified: now, reason: reason)
         }
+        // Who dropped the file: for a symlink, the link's owner, not its target's.
+        let fileUID = info.st_uid
         if (info.st_mode & S_IFMT) == S_IFLNK {
             guard let target = Self.resolved(absolute) else {
                 return .failed(path: relative, size: 0, modified: now, reason: "broken symlink")
             }
-            guard target.hasPrefix(inbox + "/") else {
-                return .failed(path: relative, size: 0, modified: now, reason: "symlink leads outside the inbox (to \(target)); refused")
-            }
             guard stat(target, &info) == 0 else { return .done(.gone(relative)) }
+            if let refusal = refusal(ofLink: relative, to: target, targetInfo: info, linkUID: fileUID, owners: owners) {
+                return .failed(path: relative, size: 0, modified: now, reason: refusal)
+            }
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .done(.ignored("not a regular file")) }
         let size = Int64(info.st_size)
@@ -134,11 +143,12 @@ extension RecordingIngestor {
             hash = .unchanged(recordingID: known.recordingID)
         } else {
             do {
-                let read = try ContentHasher.sha256(path: absolute, keepingUpTo: ContentHasher.keptSize)
+                let read = try hashFile(absolute, ContentHasher.keptSize)
                 hash = .computed(read.hex)
                 contents = read.contents
             } catch {
-                return .failed(path: relative, size: size, modified: modified, reason: String(describing: error))
+                if TransientIngestError.isPassing(error.code) { return .retry(TransientIngestError(path: relative, reason: error.description)) }
+                return .failed(path: relative, size: size, modified: modified, reason: error.description)
             }
         }
         // A parse failure is an outcome, not an error. A small file is parsed from the bytes
@@ -147,16 +157,23 @@ extension RecordingIngestor {
             if let contents { return try MediaProbe.probe(MemoryByteSource(contents)) }
             return try MediaProbe.probe(path: absolute)
         }
+        if case .failure(let error) = media, error.kind == .io, TransientIngestError.isPassing(error.systemErrorCode) {
+            return .retry(TransientIngestError(path: relative, reason: error.description))
+        }
         return .read(
             path: relative, size: size, modified: modified, hash: hash, media: media,
-            companions: readCompanions(of: relative), fileUID: info.st_uid)
+            companions: readCompanions(of: relative), fileUID: fileUID)
     }
 
     /// The reading of an examined file, with its owner decided.
-    private func reading(_ examined: Examined, owners: inout [OwnerKey: Int64?], now: Date) async throws -> Reading {
+    private func reading(
+        _ examined: Examined, folderOwners: [String: FolderOwner], owners: inout [OwnerKey: Int64?], now: Date
+    ) async throws -> Reading {
         switch examined {
         case .done(let reading):
             return reading
+        case .retry(let error):
+            throw error
         case .failed(let path, let size, let modified, let reason):
             let owner = try await owner(of: path, sidecarOwner: nil, fileUID: nil, cache: &owners)
             return .record(
@@ -175,15 +192,18 @@ extension RecordingIngestor {
                     // Catalogued without a hash (it could not be read then): read it now.
                     do {
                         hash = try await NIOThreadPool.singleton.runIfActive {
-                            try ContentHasher.sha256(path: self.inbox + "/" + path).hex
+                            try self.hashFile(self.inbox + "/" + path, 0).hex
                         }
                     } catch let error as ContentHasher.Failure {
+                        if TransientIngestError.isPassing(error.code) { throw TransientIngestError(path: path, reason: error.description) }
                         return try await reading(
-                            .failed(path: path, size: size, modified: modified, reason: error.description), owners: &owners, now: now)
+                            .failed(path: path, size: size, modified: modified, reason: error.description), folderOwners: folderOwners,
+                            owners: &owners, now: now)
                     }
                 }
             }
-            let owner = try await owner(of: path, sidecarOwner: companions.sidecar?.owner, fileUID: fileUID, cache: &owners)
+            let sidecarOwner = await honouredSidecarOwner(companions.sidecar?.owner, of: path, owners: folderOwners, fileUID: fileUID)
+            let owner = try await owner(of: path, sidecarOwner: sidecarOwner, fileUID: fileUID, cache: &owners)
             let outcome: IngestRecord.Outcome
             switch media {
             case .success(let media):

@@ -30,10 +30,22 @@ struct RecordingIngestor: Sendable {
     /// The zone for dates written in file names.
     let timeZone: TimeZone
 
-    init(inbox: String, store: any RecordingStore & UserStore, timeZone: TimeZone = .current) {
+    /// Where refused sidecar owners are reported.
+    let logger: Logger
+    /// Reads and hashes a file (path, keep-up-to size): a seam for tests to make reading fail.
+    let hashFile: @Sendable (String, Int) throws(ContentHasher.Failure) -> (hex: String, bytes: Int64, contents: [UInt8]?)
+
+    init(
+        inbox: String, store: any RecordingStore & UserStore, timeZone: TimeZone = .current,
+        logger: Logger = Logger(label: "steno.ingest"),
+        hashFile: @escaping @Sendable (String, Int) throws(ContentHasher.Failure) -> (hex: String, bytes: Int64, contents: [UInt8]?) =
+            ContentHasher.sha256(path:keepingUpTo:)
+    ) {
+        self.hashFile = hashFile
         self.inbox = Self.resolved(inbox) ?? inbox
         self.store = store
         self.timeZone = timeZone
+        self.logger = logger
     }
 
     /// Ingests the file at `relativePath` (relative to the inbox).

@@ -132,14 +132,23 @@ extension SQLiteCatalog {
             db.cachedStatement(sql: "SELECT recording_id FROM recording_paths WHERE path = ?"), arguments: [ingest.path])
         let id: Int64
         var isNew = false
-        if ingest.contentHash != nil, let inserted = try insertRecording(db, with: ingest, now: now) {
+        if let adopted = try hashlessRecordingAdopting(db, ingest, previousOwnerOfPath: previousOwnerOfPath) {
+            // The path's file could not be read before (a failed recording without a hash):
+            // read now, it keeps that recording instead of starting a second one.
+            id = adopted
+            try updateRecording(db, id: id, with: ingest, now: now)
+        } else if ingest.contentHash != nil, let inserted = try insertRecording(db, with: ingest, now: now) {
             // New content (the common case): inserted whole, nothing to look up first.
             id = inserted
             isNew = true
         } else if let target = try existingRecording(db, for: ingest, previousOwnerOfPath: previousOwnerOfPath) {
             // Same content seen before: one recording, one more path.
             id = target
-            try updateRecording(db, id: id, with: ingest, now: now)
+            // Another user's copy of the same content adds its path, but never changes what
+            // the recording's owner catalogued (title, transcript, sidecar, status).
+            if try ownerMayChange(db, recordingID: id, ownerID: ingest.ownerID) {
+                try updateRecording(db, id: id, with: ingest, now: now)
+            }
         } else if let inserted = try insertRecording(db, with: ingest, now: now) {
             id = inserted
             isNew = true
@@ -178,6 +187,27 @@ extension SQLiteCatalog {
                 db.cachedStatement(sql: "SELECT content_hash IS NULL FROM recordings WHERE id = ?"), arguments: [previous]) == true
         else { return nil }
         return previous
+    }
+
+    /// The hashless recording the ingest's path held, given the hash the file now has (when no
+    /// recording has that content yet): nil otherwise, without a query for a path seen first.
+    private static func hashlessRecordingAdopting(_ db: Database, _ ingest: IngestRecord, previousOwnerOfPath: Int64?) throws -> Int64? {
+        guard let hash = ingest.contentHash, let previous = previousOwnerOfPath,
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT content_hash IS NULL AND NOT EXISTS (SELECT 1 FROM recordings WHERE content_hash = ?)
+                        FROM recordings WHERE id = ?
+                        """), arguments: [hash, previous]) == true
+        else { return nil }
+        try db.cachedStatement(sql: "UPDATE recordings SET content_hash = ? WHERE id = ?").execute(arguments: [hash, previous])
+        return previous
+    }
+
+    /// Whether an ingest owned by `ownerID` may change the recording: it has no owner yet, or the same.
+    private static func ownerMayChange(_ db: Database, recordingID: Int64, ownerID: Int64?) throws -> Bool {
+        let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT owner_id FROM recordings WHERE id = ?"), arguments: [recordingID])
+        return current == nil || current == ownerID
     }
 
     /// Inserts a recording with everything the ingest found; nil (and nothing written) when
