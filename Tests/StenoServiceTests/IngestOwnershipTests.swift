@@ -74,6 +74,21 @@ struct IngestOwnershipTests {
         #expect(followed.ownerName == "bob")
     }
 
+    @Test func aSidecarOrTranscriptLinkedFromAnotherUsersFolderIsNotRead() async throws {
+        let (ingestor, _) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try #"{"title":"Alice's secret meeting"}"#.write(toFile: inbox + "/alice/secret.json", atomically: true, encoding: .utf8)
+        try "alice's private words".write(toFile: inbox + "/alice/secret.txt", atomically: true, encoding: .utf8)
+        try copySample("retro.ogg", to: "bob/retro.ogg")
+        try FileManager.default.createSymbolicLink(atPath: inbox + "/bob/retro.json", withDestinationPath: inbox + "/alice/secret.json")
+        try FileManager.default.createSymbolicLink(atPath: inbox + "/bob/retro.txt", withDestinationPath: inbox + "/alice/secret.txt")
+
+        let recording = try recorded(try await ingestor.ingest(relativePath: "bob/retro.ogg"))
+        #expect(recording.status == .ready)
+        #expect(recording.title == nil)
+        #expect(recording.transcript == nil)
+    }
+
     @Test func anotherUsersCopyOfTheSameContentDoesNotRetitleTheRecording() async throws {
         let (ingestor, catalog) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }

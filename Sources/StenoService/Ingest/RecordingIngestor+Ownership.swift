@@ -53,6 +53,16 @@ extension RecordingIngestor {
         return nil
     }
 
+    /// Whether the file at `absolute` (known to exist) may be read for the recording at
+    /// `relative`: yes unless it is a symlink the rules above refuse.
+    func mayFollow(_ absolute: String, inFolderOf relative: String, owners: [String: FolderOwner]) -> Bool {
+        var info = stat()
+        guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return true }
+        let linkUID = info.st_uid
+        guard let target = Self.resolved(absolute), stat(target, &info) == 0 else { return false }
+        return refusal(ofLink: relative, to: target, targetInfo: info, linkUID: linkUID, owners: owners) == nil
+    }
+
     /// Whether the user with `uid` may read a file with these owner, group and mode bits.
     static func canRead(_ info: stat, as uid: uid_t) -> Bool {
         if uid == 0 { return true }

@@ -162,7 +162,7 @@ extension RecordingIngestor {
         }
         return .read(
             path: relative, size: size, modified: modified, hash: hash, media: media,
-            companions: readCompanions(of: relative), fileUID: fileUID)
+            companions: readCompanions(of: relative, owners: owners), fileUID: fileUID)
     }
 
     /// The reading of an examined file, with its owner decided.

@@ -75,12 +75,15 @@ struct RecordingIngestor: Sendable {
         var transcript: String?
     }
 
-    func readCompanions(of relative: String) -> Companions {
+    /// The sidecar and transcript next to `relative`; a companion that is a symlink counts only
+    /// where the recording's folder owner could follow it (see ``refusal(ofLink:to:targetInfo:linkUID:owners:)``).
+    func readCompanions(of relative: String, owners: [String: FolderOwner]) -> Companions {
         var companions = Companions()
         let stem = inbox + "/" + InboxPath.stem(relative)
+        let exists = { (path: String) in Self.exists(path) && self.mayFollow(path, inFolderOf: relative, owners: owners) }
         // `access` first: most recordings have no companions, and a failed lookup through
         // FileManager costs several times a plain system call.
-        if Self.exists(stem + ".json"), let data = FileManager.default.contents(atPath: stem + ".json"), data.count <= 1 << 20 {
+        if exists(stem + ".json"), let data = FileManager.default.contents(atPath: stem + ".json"), data.count <= 1 << 20 {
             if let sidecar = try? Sidecar.parse(data) {
                 companions.sidecar = sidecar
                 companions.sidecarJSON = String(data: data, encoding: .utf8)
@@ -93,7 +96,7 @@ struct RecordingIngestor: Sendable {
             if let file = companions.sidecar?.transcriptFile, !file.contains("..") {
                 candidates.insert((stem as NSString).deletingLastPathComponent + "/" + file, at: 0)
             }
-            for candidate in candidates where Self.exists(candidate) {
+            for candidate in candidates where exists(candidate) {
                 if let text = try? Transcript.read(path: candidate) {
                     companions.transcript = text
                     break
