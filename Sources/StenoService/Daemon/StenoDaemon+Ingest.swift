@@ -28,9 +28,11 @@ extension StenoDaemon {
                     // One transaction for the lot, and a job per batch of files: a folder of files
                     // costs a few job rows, not one each.
                     _ = try await queue.enqueue(IngestJobHandler.drafts(paths: paths))
+                    return true
                 } catch {
-                    // The next rescan finds the files again.
+                    // The watcher offers them again soon (a full disk, a busy catalog).
                     logger.error("cannot queue the ingestion of \(paths.count) path(s) (\(paths.prefix(3).joined(separator: ", "))…): \(error)")
+                    return false
                 }
             })
     }

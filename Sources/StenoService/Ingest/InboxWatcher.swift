@@ -32,8 +32,9 @@ final class InboxWatcher: Service, Sendable {
     private let inbox: String
     private let settings: InboxWatcherSettings
     private let knownPaths: @Sendable () async throws -> [String: FileSignature]
-    /// Receives the changes found together (one tick's settled files, one read of events).
-    private let onChanges: @Sendable ([InboxChange]) async -> Void
+    /// Receives the changes found together (one tick's settled files, one read of events);
+    /// returns false when it could not take them (queueing failed), so they are offered again.
+    private let onChanges: @Sendable ([InboxChange]) async -> Bool
     private let logger: Logger
     /// Reads of events the loop may fall behind by before it rescans instead.
     private let bufferLimit: Int
@@ -43,7 +44,7 @@ final class InboxWatcher: Service, Sendable {
     init(
         inbox: String, settings: InboxWatcherSettings, logger: Logger, bufferLimit: Int = 4096,
         knownPaths: @escaping @Sendable () async throws -> [String: FileSignature],
-        onChanges: @escaping @Sendable ([InboxChange]) async -> Void
+        onChanges: @escaping @Sendable ([InboxChange]) async -> Bool
     ) {
         self.inbox = inbox
         self.settings = settings
@@ -63,6 +64,7 @@ final class InboxWatcher: Service, Sendable {
             inbox: inbox, settings: settings, logger: logger, bufferLimit: bufferLimit, knownPaths: knownPaths,
             onChanges: { changes in
                 for change in changes { await onChange(change) }
+                return true
             })
     }
 
@@ -93,7 +95,7 @@ final class InboxWatcher: Service, Sendable {
             switch input {
             case .events(let events):
                 let removed = handle(events, &state, reader: reader)
-                if !removed.isEmpty { await onChanges(removed) }
+                await deliver(removed, &state)
                 // Files moved in long after they were written have settled already; they are
                 // still reported at the next tick, with the others of the burst: reporting
                 // after every read of events made jobs of a few files each (2,000 moved
@@ -101,7 +103,9 @@ final class InboxWatcher: Service, Sendable {
             case .tick:
                 let now = ContinuousClock.now
                 await reportSettled(&state)
-                if state.needsRescan || state.eventsLost || now >= nextRescan {
+                if state.needsRescan || state.eventsLost || now >= nextRescan || state.retryAt.map({ now >= $0 }) == true
+                    || (state.inboxGone && RecordingIngestor.exists(inbox))
+                {
                     await rescan(&state, reader: reader, firstTime: false)
                     nextRescan = .now + rescanEvery
                 }
@@ -114,7 +118,25 @@ final class InboxWatcher: Service, Sendable {
     private func reportSettled(_ state: inout WatchState) async {
         let inbox = self.inbox
         let settled = state.tracker.settled(now: .now, signature: { FileSignature(path: inbox + "/" + $0) })
-        if !settled.isEmpty { await onChanges(settled.map(InboxChange.settled)) }
+        await deliver(settled.map(InboxChange.settled), &state)
+    }
+
+    /// The longest wait before changes that could not be handed over are offered again.
+    static let longestRetryDelay: Duration = .seconds(60)
+
+    /// Hands changes over; when they are not taken (queueing failed: a full disk, a busy
+    /// catalog), forgets having reported them and rescans soon, so they are offered again in
+    /// seconds rather than at the next periodic rescan (backing off while it keeps failing).
+    private func deliver(_ changes: [InboxChange], _ state: inout WatchState) async {
+        guard !changes.isEmpty else { return }
+        if await onChanges(changes) {
+            state.retryDelay = .zero
+            return
+        }
+        for case .settled(let path) in changes { state.tracker.forgetReported(path) }
+        state.retryDelay = min(max(state.retryDelay * 2, .seconds(1)), Self.longestRetryDelay)
+        state.retryAt = .now + state.retryDelay
+        logger.warning("\(changes.count) inbox change(s) could not be queued; looking again in \(state.retryDelay)")
     }
 
     /// How long `signature`'s file has been unchanged by its mtime, if the mtime can be trusted:
@@ -132,6 +154,12 @@ final class InboxWatcher: Service, Sendable {
         var needsRescan = false
         /// Events were lost: the next rescan must not trust what the tracker believes.
         var eventsLost = false
+        /// The inbox folder itself is gone: rescan (and watch it again) as soon as it is back.
+        var inboxGone = false
+        /// Changes could not be handed over: rescan then.
+        var retryAt: ContinuousClock.Instant?
+        /// The wait before the last such rescan, doubled while handing over keeps failing.
+        var retryDelay: Duration = .zero
     }
 
     /// Applies a read of events to the state; returns the files reported gone.
@@ -151,6 +179,10 @@ final class InboxWatcher: Service, Sendable {
             }
             guard let folder = state.folders[event.watch] else { continue }
             if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) {
+                // Its watch is dead (or follows the folder elsewhere): the rescan watches
+                // whatever is at its place now, the inbox itself once it is back.
+                state.folders[event.watch] = nil
+                if event.has(IN_MOVE_SELF) { reader?.unwatch(event.watch) }
                 state.needsRescan = true
                 continue
             }
@@ -207,6 +239,16 @@ final class InboxWatcher: Service, Sendable {
     /// candidates, catalogued paths no longer on disk are reported removed.
     private func rescan(_ state: inout WatchState, reader: InotifyReader?, firstTime: Bool) async {
         state.needsRescan = false
+        state.retryAt = nil
+        let present = RecordingIngestor.exists(inbox)
+        if present != !state.inboxGone {
+            if present {
+                logger.notice("the inbox is back; watching it again")
+            } else {
+                logger.warning("the inbox is gone (\(inbox)); watching for it to come back")
+            }
+        }
+        state.inboxGone = !present
         if state.eventsLost {
             // A lost CLOSE_WRITE would leave a complete file marked as being written.
             state.tracker.forgetWriters()
@@ -248,7 +290,7 @@ final class InboxWatcher: Service, Sendable {
             state.tracker.forget(path)
             removed.append(.removed(path))
         }
-        if !removed.isEmpty { await onChanges(removed) }
+        await deliver(removed, &state)
     }
 
     /// Ticks only, for polling mode.
