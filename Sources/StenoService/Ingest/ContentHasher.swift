@@ -29,7 +29,7 @@ enum ContentHasher {
     /// The hex SHA-256 of the file at `path`, the number of bytes read, and the bytes
     /// themselves when the whole file is at most `limit` bytes (nil otherwise).
     static func sha256(path: String, keepingUpTo limit: Int) throws(Failure) -> (hex: String, bytes: Int64, contents: [UInt8]?) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(FileSystemPath.bytes(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             throw Failure(description: "cannot open: \(String(cString: strerror(code)))", code: code)

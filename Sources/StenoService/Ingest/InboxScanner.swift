@@ -12,7 +12,7 @@ struct FileSignature: Sendable, Hashable {
     /// The signature of a regular file (following a symlink), or nil if there is none.
     init?(path: String) {
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard stat(FileSystemPath.bytes(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         size = Int64(info.st_size)
         modifiedMilliseconds = Int64(info.st_mtim.tv_sec) * 1000 + Int64(info.st_mtim.tv_nsec) / 1_000_000
     }
@@ -45,13 +45,13 @@ enum InboxScanner {
         while let folder = stack.popLast(), visited < maxEntries {
             result.folders.append(folder)
             let absolute = folder.isEmpty ? inbox : inbox + "/" + folder
-            guard let directory = opendir(absolute) else { continue }
+            guard let directory = opendir(FileSystemPath.bytes(absolute)) else { continue }
             defer { closedir(directory) }
             while let entry = readdir(directory) {
                 visited += 1
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
+                // Names that are not UTF-8 are kept, escaped, rather than mangled into names
+                // that do not exist.
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in InboxPath.escapedName(raw.prefix { $0 != 0 }) }
                 if name == "." || name == ".." || InboxPath.isIgnoredComponent(name) { continue }
                 let relative = folder.isEmpty ? name : folder + "/" + name
                 switch Int32(entry.pointee.d_type) {
@@ -59,7 +59,7 @@ enum InboxScanner {
                     stack.append(relative)
                 case Int32(DT_REG), Int32(DT_LNK), Int32(DT_UNKNOWN):
                     var info = stat()
-                    if Int32(entry.pointee.d_type) == Int32(DT_UNKNOWN), lstat(absolute + "/" + name, &info) == 0,
+                    if Int32(entry.pointee.d_type) == Int32(DT_UNKNOWN), lstat(FileSystemPath.bytes(absolute + "/" + name), &info) == 0,
                         (info.st_mode & S_IFMT) == S_IFDIR
                     {
                         stack.append(relative)

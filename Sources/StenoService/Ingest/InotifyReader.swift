@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import StenoCore
 import Synchronization
 
 /// One inotify event: the watch it came from, what happened, and the name in that folder.
@@ -47,7 +48,7 @@ final class InotifyReader: Sendable {
 
     /// Adds (or updates) a watch on a folder; returns its watch descriptor or the errno.
     func watch(_ path: String) -> Result<Int32, Errno> {
-        let wd = inotify_add_watch(descriptor, path, Self.folderMask | UInt32(IN_ONLYDIR))
+        let wd = inotify_add_watch(descriptor, FileSystemPath.bytes(path), Self.folderMask | UInt32(IN_ONLYDIR))
         return wd >= 0 ? .success(wd) : .failure(Errno(code: errno))
     }
 
@@ -103,7 +104,7 @@ final class InotifyReader: Sendable {
             events.append(
                 InotifyEvent(
                     watch: Int32(bitPattern: word(offset)), mask: word(offset + 4), cookie: word(offset + 8),
-                    name: String(decoding: nameBytes, as: UTF8.self)))
+                    name: InboxPath.escapedName(nameBytes)))
             offset += 16 + length
         }
         return events

@@ -57,9 +57,9 @@ extension RecordingIngestor {
     /// `relative`: yes unless it is a symlink the rules above refuse.
     func mayFollow(_ absolute: String, inFolderOf relative: String, owners: [String: FolderOwner]) -> Bool {
         var info = stat()
-        guard lstat(absolute, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return true }
+        guard lstat(FileSystemPath.bytes(absolute), &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return true }
         let linkUID = info.st_uid
-        guard let target = Self.resolved(absolute), stat(target, &info) == 0 else { return false }
+        guard let target = Self.resolved(absolute), stat(FileSystemPath.bytes(target), &info) == 0 else { return false }
         return refusal(ofLink: relative, to: target, targetInfo: info, linkUID: linkUID, owners: owners) == nil
     }
 

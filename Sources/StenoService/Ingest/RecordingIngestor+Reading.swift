@@ -113,7 +113,7 @@ extension RecordingIngestor {
             break
         }
         var info = stat()
-        guard lstat(absolute, &info) == 0 else {
+        guard lstat(FileSystemPath.bytes(absolute), &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .done(.gone(relative)) }
             let reason = "cannot examine the file: \(String(cString: strerror(code)))"
@@ -126,7 +126,7 @@ extension RecordingIngestor {
             guard let target = Self.resolved(absolute) else {
                 return .failed(path: relative, size: 0, modified: now, reason: "broken symlink")
             }
-            guard stat(target, &info) == 0 else { return .done(.gone(relative)) }
+            guard stat(FileSystemPath.bytes(target), &info) == 0 else { return .done(.gone(relative)) }
             if let refusal = refusal(ofLink: relative, to: target, targetInfo: info, linkUID: fileUID, owners: owners) {
                 return .failed(path: relative, size: 0, modified: now, reason: refusal)
             }
@@ -155,7 +155,7 @@ extension RecordingIngestor {
         // just hashed: no second open, and the metadata describes exactly the hashed content.
         let media = Result { () throws(MediaError) in
             if let contents { return try MediaProbe.probe(MemoryByteSource(contents)) }
-            return try MediaProbe.probe(path: absolute)
+            return try FileSystemPath.probe(absolute)
         }
         if case .failure(let error) = media, error.kind == .io, TransientIngestError.isPassing(error.systemErrorCode) {
             return .retry(TransientIngestError(path: relative, reason: error.description))

@@ -141,13 +141,13 @@ struct RecordingIngestor: Sendable {
 
     /// Whether something exists at `path` (one system call).
     static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        access(FileSystemPath.bytes(path), F_OK) == 0
     }
 
     static func resolved(_ path: String) -> String? {
-        guard let pointer = realpath(path, nil) else { return nil }
+        guard let pointer = realpath(FileSystemPath.bytes(path), nil) else { return nil }
         defer { free(pointer) }
-        return String(cString: pointer)
+        return FileSystemPath.text(pointer)
     }
 }
 
