@@ -124,6 +124,10 @@ extension RecordingIngestor {
         let fileUID = info.st_uid
         if (info.st_mode & S_IFMT) == S_IFLNK {
             guard let target = Self.resolved(absolute) else {
+                let code = errno
+                if TransientIngestError.isPassing(code) {
+                    return .retry(TransientIngestError(path: relative, reason: "cannot follow the symlink: \(String(cString: strerror(code)))"))
+                }
                 return .failed(path: relative, size: 0, modified: now, reason: "broken symlink")
             }
             guard stat(FileSystemPath.bytes(target), &info) == 0 else { return .done(.gone(relative)) }
