@@ -91,6 +91,35 @@ struct IngestTransientFailureTests {
         #expect(try await catalog.recordings(RecordingQuery()).isEmpty)
     }
 
+    @Test func onTheLastAttemptANewFileIsCataloguedFailedAndAKnownOneKeepsItsRecording() async throws {
+        let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 1, code: EMFILE))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("retro.ogg", to: "alice/retro.ogg")
+        var draft = IngestJobHandler.draft(path: "alice/retro.ogg")
+        draft.maxAttempts = 1
+        _ = try await queue.enqueue(draft)
+        let claimed = try #require(try await catalog.claim(workerID: "test/1/1", kinds: nil, leaseDuration: .seconds(60), now: Date()))
+        #expect(claimed.job.attempts == claimed.job.maxAttempts)
+
+        _ = try await handler.run(claimed.job, context: context())
+        let failed = try #require(try await catalog.recordings(RecordingQuery()).first)
+        #expect(failed.status == .failed, "the file does not vanish when its job gives up")
+        #expect(failed.failureReason?.contains(String(cString: strerror(EMFILE))) == true, "\(failed.failureReason ?? "")")
+
+        // Read at last, then changed and met by a passing error on a last attempt: it keeps its recording.
+        _ = try await handler.run(claimed.job, context: context())
+        let ready = try #require(try await catalog.recordings(RecordingQuery()).first)
+        #expect(ready.status == .ready)
+        let flaky = IngestJobHandler(
+            ingestor: RecordingIngestor(inbox: inbox, store: catalog, hashFile: FlakyReader(failures: 1, code: EMFILE).read), queue: queue)
+        try FileManager.default.removeItem(atPath: inbox + "/alice/retro.ogg")
+        try copySample("planning.flac", to: "alice/retro.ogg")
+        await #expect(throws: TransientIngestError.self) { _ = try await flaky.run(claimed.job, context: context()) }
+        let kept = try await catalog.recordings(RecordingQuery())
+        #expect(kept.map(\.id) == [ready.id])
+        #expect(kept.first?.status == .ready)
+    }
+
     @Test func aFileThatFailedBeforeKeepsItsRecordingWhenReadAtLast() async throws {
         let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 0, code: EMFILE))
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -32,7 +32,12 @@ extension IngestJobHandler: BatchJobHandler {
             }
         }
         let now = Date()
-        let readings = await ingestor.read(files.map(\.path), now: now)
+        // A job of one file on its last attempt catalogues a passing failure rather than vanish;
+        // a file of a job of many is split out into a job of its own first.
+        let lastAttempt = Set(
+            claims.indices.filter { pathsOfClaim[$0].count == 1 && claims[$0].job.attempts >= claims[$0].job.maxAttempts }
+                .flatMap { pathsOfClaim[$0] })
+        let readings = await ingestor.read(files.map(\.path), now: now, lastAttempt: lastAttempt)
         var batch = ClaimFiles(claims: claims.count)
         for (file, reading) in zip(files, readings) {
             let claim = claims[file.claim]

@@ -56,7 +56,7 @@ struct IngestJobHandler: JobHandler {
             let path = paths[0]
             let outcome: RecordingIngestor.Outcome
             do {
-                outcome = try await ingestor.ingest(relativePath: path)
+                outcome = try await ingestor.ingest(relativePath: path, lastAttempt: job.attempts >= job.maxAttempts)
             } catch let error as IngestError {
                 throw JobError.permanent(error.description)
             }

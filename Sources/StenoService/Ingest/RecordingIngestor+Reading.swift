@@ -25,7 +25,10 @@ extension RecordingIngestor {
     /// knows of them in one read, hashing and parsing concurrently off Swift's cooperative
     /// threads, owners looked up once per batch. One result per path, in order; an error
     /// (`IngestError` for a path outside the inbox, a catalog failure) is that path's alone.
-    func read(_ relativePaths: [String], now: Date) async -> [Result<Reading, any Error>] {
+    /// A passing failure is a `TransientIngestError` to retry, except for the paths on their
+    /// `lastAttempt` that have no recording yet: those are catalogued `failed` with the reason,
+    /// so a file whose job gives up does not vanish without a trace.
+    func read(_ relativePaths: [String], now: Date, lastAttempt: Set<String> = []) async -> [Result<Reading, any Error>] {
         let normalized = relativePaths.map(Self.normalized)
         let known: [String: PathState]
         let folderOwners: [String: FolderOwner]
@@ -68,7 +71,11 @@ extension RecordingIngestor {
         var owners: [OwnerKey: Int64?] = [:]
         var readings: [Result<Reading, any Error>] = []
         readings.reserveCapacity(examined.count)
-        for result in examined {
+        for (index, result) in examined.enumerated() {
+            var result = result
+            if case .success(.retry(let error)) = result, lastAttempt.contains(relativePaths[index]), known[error.path] == nil {
+                result = .success(.failed(path: error.path, size: 0, modified: now, reason: error.reason + " (gave up retrying)"))
+            }
             do {
                 readings.append(.success(try await reading(try result.get(), folderOwners: folderOwners, owners: &owners, now: now)))
             } catch {
