@@ -13,7 +13,8 @@ struct MissingSecretKeyEndToEndTests {
     }
 
     @Test func refusesToStartAndNamesTheFix() throws {
-        let daemon = try TestDaemon()
+        // Alice is a member: her account may reach loopback only where the configuration allows it.
+        let daemon = try TestDaemon(config: "[calendars]\nmember_networks = [\"127.0.0.1\"]\n")
         defer { daemon.shutdown() }
         #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com"]).status == 0)
         let passwordFile = daemon.root + "/alice.password"
