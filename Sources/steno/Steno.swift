@@ -9,7 +9,9 @@ struct Steno: ParsableCommand {
         commandName: "steno",
         abstract: "Query and manage the Steno catalog of meeting recordings.",
         discussion: """
-            Talks to stenod over its Unix socket (--socket, STENO_SOCKET, or the default path).
+            Talks to stenod over its Unix socket: --socket, else STENO_SOCKET, else socket = "PATH" in
+            ~/.config/steno/client.toml or /etc/steno/client.toml, else $XDG_RUNTIME_DIR/steno/stenod.sock
+            or /run/steno/stenod.sock, whichever answers.
             Exit codes: 0 ok, 1 failed, 3 daemon not running, 4 not found, 5 not permitted, 64 usage.
             """,
         version: "0.1.0",

@@ -16,6 +16,21 @@ public enum DefaultPaths {
         return "/tmp/steno-\(uid)/stenod.sock"
     }
 
+    /// Where a system-wide daemon listens (the `deploy/` units): the CLI's last resort.
+    public static let systemSocketPath = "/run/steno/stenod.sock"
+
+    /// The system-wide client config file, read after the user's own.
+    public static let systemClientConfigPath = "/etc/steno/client.toml"
+
+    /// The user's client config file: `$XDG_CONFIG_HOME/steno/client.toml`, else
+    /// `~/.config/steno/client.toml`; nil without a home.
+    public static func userClientConfigPath(environment: [String: String]) -> String? {
+        // A relative XDG_CONFIG_HOME is invalid and ignored, as the XDG spec says.
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") { return configHome + "/steno/client.toml" }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/.config/steno/client.toml"
+    }
+
     /// The data folder: `$STATE_DIRECTORY` under systemd, `/var/lib/steno` for root,
     /// else `$XDG_DATA_HOME/steno` or `~/.local/share/steno`.
     public static func dataDirectory(environment: [String: String], uid: UInt32 = getuid()) -> String {

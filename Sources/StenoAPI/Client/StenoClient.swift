@@ -18,9 +18,16 @@ public final class StenoClient {
     /// Connects to the daemon.
     ///
     /// - Throws: `.daemonNotRunning` when no daemon listens on `socketPath`.
-    public init(socketPath: String) throws(StenoClientError) {
-        self.socketPath = socketPath
-        self.connection = try UnixSocketConnection(path: socketPath)
+    public convenience init(socketPath: String) throws(StenoClientError) {
+        try self.init(socket: SocketLocation(path: socketPath, origin: .given))
+    }
+
+    /// Connects to the daemon at `socket`, whose origin errors name.
+    ///
+    /// - Throws: `.daemonNotRunning` when no daemon listens there.
+    public init(socket: SocketLocation) throws(StenoClientError) {
+        self.socketPath = socket.path
+        self.connection = try UnixSocketConnection(location: socket)
     }
 
     /// Calls a method with typed params and result.

@@ -1,9 +1,9 @@
 /// Why a call to the daemon failed, with messages that say what to do.
 public enum StenoClientError: Error, Sendable, CustomStringConvertible {
-    /// Nothing listens on the socket (no file, or a stale one).
-    case daemonNotRunning(socketPath: String)
-    /// The socket exists but may not be opened by this user.
-    case permissionDenied(socketPath: String)
+    /// Nothing listens on any socket tried (no file, or a stale one).
+    case daemonNotRunning(tried: [SocketLocation])
+    /// The socket exists but may not be opened by this user; `group` owns the socket (or its folder).
+    case permissionDenied(SocketLocation, group: String?)
     /// Connecting, sending or receiving failed for another reason.
     case connectionFailed(socketPath: String, reason: String)
     /// The daemon closed the connection or sent something unreadable.
@@ -15,10 +15,15 @@ public enum StenoClientError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .daemonNotRunning(let path):
-            return "stenod is not running (no daemon listens on \(path)); start it with `stenod` (or `systemctl start stenod`), or point to another socket with --socket PATH or STENO_SOCKET"
-        case .permissionDenied(let path):
-            return "permission denied on \(path): ask an admin to add you to the socket's group (socket_group in stenod.toml)"
+        case .daemonNotRunning(let tried):
+            return "stenod is not running: no daemon answers on \(tried.map(\.description).joined(separator: ", ")); "
+                + "start it with `stenod` (or `systemctl start stenod`), or choose the socket with --socket PATH, STENO_SOCKET "
+                + "or socket = \"PATH\" in ~/.config/steno/client.toml"
+        case .permissionDenied(let location, let group?):
+            return "permission denied on \(location): the socket is for group \(group); ask an admin to add you to it "
+                + "(usermod -aG \(group) YOUR-NAME, then log in again)"
+        case .permissionDenied(let location, nil):
+            return "permission denied on \(location): ask an admin to add you to the socket's group (socket_group in stenod.toml)"
         case .connectionFailed(let path, let reason):
             return "cannot talk to stenod on \(path): \(reason)"
         case .protocolError(let reason):

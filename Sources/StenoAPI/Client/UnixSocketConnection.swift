@@ -10,17 +10,32 @@ final class UnixSocketConnection {
     private var buffer: [UInt8] = []
     private var scanned = 0
 
-    init(path: String) throws(StenoClientError) {
-        self.path = path
+    init(location: SocketLocation) throws(StenoClientError) {
+        self.path = location.path
         do {
             self.fd = try UnixDomainSocket.connect(path: path)
         } catch {
             switch error.code {
-            case ENOENT, ECONNREFUSED, ENOTDIR: throw .daemonNotRunning(socketPath: path)
-            case EACCES, EPERM: throw .permissionDenied(socketPath: path)
+            case ENOENT, ECONNREFUSED, ENOTDIR: throw .daemonNotRunning(tried: [location])
+            case EACCES, EPERM: throw .permissionDenied(location, group: Self.owningGroup(of: location.path))
             default: throw .connectionFailed(socketPath: path, reason: error.description)
             }
         }
+    }
+
+    /// The group of the socket, or of its folder when the socket cannot even be looked at:
+    /// the group an admin adds a person to.
+    static func owningGroup(of path: String) -> String? {
+        var info = stat()
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard stat(path, &info) == 0 || stat(folder.isEmpty ? "/" : folder, &info) == 0 else { return nil }
+        var entry = group()
+        var found: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        guard getgrgid_r(info.st_gid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.gr_name else {
+            return String(info.st_gid)
+        }
+        return String(cString: name)
     }
 
     deinit { close(fd) }

@@ -4,7 +4,12 @@ import StenoAPI
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "The daemon's socket (default: STENO_SOCKET, else the standard path).")
+    @Option(
+        name: .long,
+        help: """
+            The daemon's socket (default: STENO_SOCKET, else socket = "PATH" in ~/.config/steno/client.toml or \
+            /etc/steno/client.toml, else $XDG_RUNTIME_DIR/steno/stenod.sock or /run/steno/stenod.sock, whichever answers).
+            """)
     var socket: String?
 
     @Flag(name: .long, help: "Print JSON instead of a table (same as --output json).")
@@ -45,21 +50,17 @@ struct GlobalOptions: ParsableArguments {
     /// The format chosen by --output or --json.
     var format: OutputFormat { output ?? (json ? .json : .table) }
 
-    /// The socket path to use.
-    var socketPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let socket { return socket }
-        if let fromEnvironment = environment["STENO_SOCKET"], !fromEnvironment.isEmpty { return fromEnvironment }
-        return DefaultPaths.socketPath(environment: environment)
-    }
-
-    /// Connects, runs `body`, and turns failures into a message and the documented exit code.
+    /// Finds the daemon (see `SocketDiscovery`), runs `body`, and turns failures into a
+    /// message and the documented exit code.
     func withClient<T>(_ body: (StenoClient) throws -> T) throws -> T {
         do {
-            let client = try StenoClient(socketPath: socketPath)
+            let candidates = try SocketDiscovery.candidates(flag: socket, environment: ProcessInfo.processInfo.environment)
+            let client = try SocketDiscovery.connect(candidates)
             return try body(client)
         } catch let error as StenoClientError {
             throw CLIFailure(error)
+        } catch let error as ClientConfigError {
+            throw CLIFailure(message: error.description, exitCode: 1)
         }
     }
 }
