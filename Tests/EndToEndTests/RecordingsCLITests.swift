@@ -70,7 +70,9 @@ struct RecordingsCLITests {
     @Test func ingestWaitDrawsProgressThenSummarisesAndRecordingsFilter() throws {
         let (daemon, ingest) = try Self.ingestedDaemon()
         defer { daemon.shutdown() }
-        #expect(ingest.status == 0, "\(ingest.stdout)\(ingest.stderr)")
+        // broken.wav failed, so the command does too, naming it after the summary.
+        #expect(ingest.status == 1, "\(ingest.stdout)\(ingest.stderr)")
+        #expect(ingest.stdout.contains("1 file(s) failed: ") && ingest.stdout.contains("broken.wav ("), "\(ingest.stdout)")
         #expect(ingest.stdout.contains("ingesting ["), "a progress bar on the terminal: \(ingest.stdout)")
         #expect(ingest.stdout.contains("4/4"))
         #expect(ingest.stdout.contains("1 failed, 3 ready"), "the summary counts outcomes: \(ingest.stdout)")

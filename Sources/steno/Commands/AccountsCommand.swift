@@ -131,7 +131,9 @@ struct AccountsCommand: ParsableCommand {
         let finished = try job.map { try JobWaiting.wait(for: [$0], label: "syncing", what: "sync(s)", timeout: 600, client: client) } ?? [:]
         let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == added.id }
         Output.print(Output.json(account ?? added), table: table([account ?? added]), format: global.format)
-        if global.format == .table, !finished.isEmpty { SyncCommand.printSummary(finished.values.sorted { $0.id < $1.id }) }
+        let syncs = finished.values.sorted { $0.id < $1.id }
+        if global.format == .table, !syncs.isEmpty { SyncCommand.printSummary(syncs) }
+        try JobWaiting.requireSuccess(SyncCommand.failures(syncs), saying: { _ in "the first sync failed; see steno accounts list" })
     }
 
     static func table(_ accounts: [AccountSummary]) -> TableWriter {

@@ -45,6 +45,7 @@ struct IngestCommand: ParsableCommand {
     private func summarize(_ jobs: [(path: String, job: Job)], client: StenoClient) throws {
         var table = TableWriter(["PATH", "RESULT", "RECORDING", "DETAIL"])
         var counts: [String: Int] = [:]
+        var failed: [String] = []
         for (path, job) in jobs {
             var result = job.result.flatMap { try? JSONValue.parse($0) }
             // A job of many files has an entry per file.
@@ -65,11 +66,15 @@ struct IngestCommand: ParsableCommand {
                 detail = (try? client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id)))?.failureReason ?? ""
             }
             counts[outcome, default: 0] += 1
+            if ["failed", JobState.dead.rawValue, JobState.cancelled.rawValue].contains(outcome) {
+                failed.append(detail.isEmpty ? "\(path) (\(outcome))" : "\(path) (\(detail))")
+            }
             table.add([path, outcome, recordingID.map(String.init) ?? "-", detail])
         }
         Output.print(Output.json(jobs.map(\.job)), table: table, format: global.format)
         if global.format == .table {
             print("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
         }
+        try JobWaiting.requireSuccess(failed, saying: { "\($0) file(s) failed" })
     }
 }

@@ -25,6 +25,7 @@ struct MeetingsCommand: ParsableCommand {
         func validate() throws {
             if recorded && unrecorded { throw ValidationError("--recorded and --unrecorded exclude each other") }
             if on != nil && (from != nil || to != nil) { throw ValidationError("--on replaces --from and --to") }
+            try DateArgument.validateRange(from: from, to: to)
         }
 
         func run() throws {

@@ -19,6 +19,10 @@ struct RecordingsCommand: ParsableCommand {
         @Option(name: .long, help: "Recorded on or after (ISO 8601, today, yesterday, monday…).") var from: DateArgument?
         @Option(name: .long, help: "Recorded before.") var to: DateArgument?
 
+        func validate() throws {
+            try DateArgument.validateRange(from: from, to: to)
+        }
+
         func run() throws {
             try reportingFailures {
                 let status = failed ? .failed : self.status

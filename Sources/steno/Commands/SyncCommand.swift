@@ -28,10 +28,16 @@ struct SyncCommand: ParsableCommand {
                 } else {
                     Output.print(Output.json(jobs), table: TableWriter([]), format: global.format)
                 }
-                if jobs.contains(where: { $0.state != .succeeded }) {
-                    throw CLIFailure(message: "some syncs failed; see steno accounts list", exitCode: 1)
-                }
+                try JobWaiting.requireSuccess(Self.failures(jobs), saying: { "\($0) sync(s) failed; see steno accounts list" })
             }
+        }
+    }
+
+    /// The syncs that did not succeed, as "account ID STATE: last error".
+    static func failures(_ jobs: [Job]) -> [String] {
+        jobs.filter { $0.state != .succeeded }.map { job in
+            let account = (try? JSONValue.parse(job.payload))?["account"]?.intValue.map(String.init) ?? "?"
+            return "account \(account) \(job.state.rawValue)" + (job.lastError.map { ": \($0)" } ?? "")
         }
     }
 

@@ -6,10 +6,19 @@ import Foundation
 /// (`monday` = the most recent Monday, today included). Dates without a zone are local.
 struct DateArgument: ExpressibleByArgument, Sendable {
     var date: Date
+    /// As typed, for messages.
+    var text: String
 
     init?(argument: String) {
         guard let date = Self.parse(argument, now: Date(), calendar: .current) else { return nil }
         self.date = date
+        self.text = argument
+    }
+
+    /// A `--from` later than `--to` can match nothing: a usage error (exit 64), not an empty list.
+    static func validateRange(from: DateArgument?, to: DateArgument?) throws {
+        guard let from, let to, from.date > to.date else { return }
+        throw ValidationError("--from \(from.text) is later than --to \(to.text), so nothing can match; did you swap them?")
     }
 
     static var defaultCompletionKind: CompletionKind { .list(["today", "yesterday", "monday", "now"]) }

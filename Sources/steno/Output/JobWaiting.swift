@@ -34,6 +34,13 @@ enum JobWaiting {
         progress.finish()
         return finished
     }
+
+    /// After the summary is printed: exit 1 when any waited-for item failed or ended dead,
+    /// naming each (`failed`: one "item (why)" per failure), so a script can trust exit code 0.
+    static func requireSuccess(_ failed: [String], saying summary: (Int) -> String) throws {
+        guard !failed.isEmpty else { return }
+        throw CLIFailure(message: "\(summary(failed.count)): \(failed.joined(separator: "; "))", exitCode: 1)
+    }
 }
 
 /// A one-line progress bar on standard error when it is a terminal; silent otherwise.
