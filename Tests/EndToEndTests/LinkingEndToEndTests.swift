@@ -16,6 +16,8 @@ struct LinkingEndToEndTests {
         workers = 2
         [calendars]
         sync_interval_minutes = 600
+        # Alice is a member; Radicale listens on loopback.
+        member_networks = ["127.0.0.1"]
         """
 
     let day = ICalendarText.yesterday
