@@ -80,14 +80,14 @@ extension AccountsCommand {
                     + (started.expiresAt.map { " (valid until \(Output.date($0)))" } ?? "")
                 // On standard error for --json, so standard output stays one JSON document.
                 if global.format == .table {
-                    print(instructions)
+                    Output.say(instructions)
                 } else {
-                    FileHandle.standardError.write(Data((instructions + "\n").utf8))
+                    FileHandle.standardError.write(Data((TerminalText.cleanLines(instructions) + "\n").utf8))
                 }
             }
             guard wait else {
                 if global.format == .table {
-                    print("the daemon finishes the sign-in in the background; then see: steno accounts list")
+                    Output.say("the daemon finishes the sign-in in the background; then see: steno accounts list")
                 } else {
                     Output.print(Output.json(started), table: TableWriter(["ID"]), format: global.format)
                 }

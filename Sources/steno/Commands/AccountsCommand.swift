@@ -25,9 +25,9 @@ struct AccountsCommand: ParsableCommand {
                 Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
                 if global.format == .table {
                     for account in accounts where account.lastError != nil && account.health != .ok {
-                        print("account \(account.id): \(account.lastError ?? "")")
+                        Output.say("account \(account.id): \(account.lastError ?? "")")
                     }
-                    if more { print("(more accounts: use --all or a larger --limit)") }
+                    if more { Output.say("(more accounts: use --all or a larger --limit)") }
                 }
             }
         }
@@ -118,7 +118,7 @@ struct AccountsCommand: ParsableCommand {
             guard wait, result.job != nil else {
                 Output.print(Output.json(result), table: table([result.account]), format: global.format)
                 if global.format == .table, result.job != nil {
-                    print("first sync queued; follow with: steno accounts list (or add --wait)")
+                    Output.say("first sync queued; follow with: steno accounts list (or add --wait)")
                 }
                 return
             }

@@ -49,30 +49,30 @@ struct DemoCommand: ParsableCommand {
             }
             let client = try Self.waitForDaemon(socket: socket, process: process, log: log)
 
-            print("Steno demo: a daemon on a temporary catalog in \(root)\n")
+            Output.say("Steno demo: a daemon on a temporary catalog in \(root)\n")
             for user in Self.demoUsers {
                 _ = try? client.call(StenoMethods.usersAdd, user)
             }
             let staged = (try? FileManager.default.contentsOfDirectory(atPath: inbox + "/alice"))?
                 .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".json") }.count ?? 0
             let status = try client.call(StenoMethods.systemStatus)
-            print("Daemon \(status.version), schema \(status.schemaVersion), database \(status.databasePath)")
-            print("Inbox \(status.inboxPath) holds the \(staged) samples of \(mediaURL.path) in alice/\n")
+            Output.say("Daemon \(status.version), schema \(status.schemaVersion), database \(status.databasePath)")
+            Output.say("Inbox \(status.inboxPath) holds the \(staged) samples of \(mediaURL.path) in alice/\n")
             let users = try client.call(StenoMethods.usersList, PageParams())
-            print(UsersCommand.table(users.items).renderTable())
-            print("\nIngesting (the watcher settles each file, then reads it with Steno's own parsers)…\n")
+            Output.say(UsersCommand.table(users.items).renderTable())
+            Output.say("\nIngesting (the watcher settles each file, then reads it with Steno's own parsers)…\n")
             let recordings = try Self.waitForRecordings(client: client, count: staged)
-            print(RecordingsCommand.table(recordings, reasons: false).renderTable())
-            print("")
+            Output.say(RecordingsCommand.table(recordings, reasons: false).renderTable())
+            Output.say("")
             try Self.mirrorSampleCalendars(from: mediaURL.appendingPathComponent("calendars").path, client: client)
             try Self.showLinks(client: client)
             let after = try client.call(StenoMethods.systemStatus)
             var counts = TableWriter(["TABLE", "ROWS"])
             for (name, count) in after.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
-            print(counts.renderTable())
+            Output.say(counts.renderTable())
 
             if keep {
-                print("\nThe daemon keeps running. In another terminal:\n  export STENO_SOCKET=\(socket)\n  steno status\nPress Ctrl-C to stop it.")
+                Output.say("\nThe daemon keeps running. In another terminal:\n  export STENO_SOCKET=\(socket)\n  steno status\nPress Ctrl-C to stop it.")
                 signal(SIGINT, SIG_IGN)  // Ctrl-C reaches the daemon too; it shuts down gracefully.
                 process.waitUntilExit()
             }
@@ -82,17 +82,17 @@ struct DemoCommand: ParsableCommand {
     /// Adds the sample calendars as alice's ICS account, waits for the first sync, shows it.
     static func mirrorSampleCalendars(from folder: String, client: StenoClient) throws {
         guard FileManager.default.fileExists(atPath: folder) else { return }
-        print("Mirroring the sample calendars of \(folder) for alice (ICS account)…\n")
+        Output.say("Mirroring the sample calendars of \(folder) for alice (ICS account)…\n")
         let added = try client.call(StenoMethods.accountsAdd, AccountAddParams(provider: .ics, owner: "alice", source: folder))
         if let job = added.job {
             _ = try JobWaiting.wait(for: [job], label: "syncing", what: "sync(s)", timeout: 60, client: client)
         }
         let accounts = try client.call(StenoMethods.accountsList, AccountListParams())
-        print(AccountsCommand.table(accounts.items).renderTable())
+        Output.say(AccountsCommand.table(accounts.items).renderTable())
         for account in accounts.items where account.health != .ok {
-            print("account \(account.id): \(account.lastError ?? "")")
+            Output.say("account \(account.id): \(account.lastError ?? "")")
         }
-        print("")
+        Output.say("")
     }
 
     /// Waits for linking to settle, then shows links, recorded meetings and one meeting's attendees.
@@ -107,18 +107,18 @@ struct DemoCommand: ParsableCommand {
             if busy == 0 { break }
             usleep(100_000)
         }
-        print("Links (each recording and the meeting it captured; steno links):\n")
+        Output.say("Links (each recording and the meeting it captured; steno links):\n")
         let links = try client.call(StenoMethods.linksList, LinkListParams(limit: 100)).items
-        print(LinksCommand.table(links).renderTable())
-        print("\nRecorded meetings (steno meetings --recorded):\n")
+        Output.say(LinksCommand.table(links).renderTable())
+        Output.say("\nRecorded meetings (steno meetings --recorded):\n")
         let meetings = try client.call(StenoMethods.meetingsList, MeetingListParams(recorded: true, limit: 100)).items
-        print(MeetingsCommand.table(meetings).renderTable())
+        Output.say(MeetingsCommand.table(meetings).renderTable())
         if let meeting = meetings.first(where: { $0.title.contains("moved") }) ?? meetings.first {
-            print("\nAttendees of meeting \(meeting.id), \"\(meeting.title)\" (steno attendees \(meeting.id)):\n")
+            Output.say("\nAttendees of meeting \(meeting.id), \"\(meeting.title)\" (steno attendees \(meeting.id)):\n")
             let attendees = try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting.id)).items
-            print(AttendeesCommand.table(attendees).renderTable())
+            Output.say(AttendeesCommand.table(attendees).renderTable())
         }
-        print("")
+        Output.say("")
     }
 
     static let demoUsers = [

@@ -105,7 +105,7 @@ extension ParsableCommand {
         do {
             try body()
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("steno: \(failure.message)\n".utf8))
+            FileHandle.standardError.write(Data("steno: \(TerminalText.clean(failure.message))\n".utf8))
             throw ExitCode(failure.exitCode)
         }
     }

@@ -23,7 +23,7 @@ struct IngestCommand: ParsableCommand {
                 let result = try client.call(StenoMethods.recordingsIngest, IngestParams(paths: absolute))
                 guard wait else {
                     if global.format == .table {
-                        print("queued \(result.jobs.count) file(s); follow with: steno jobs --kind ingest")
+                        Output.say("queued \(result.jobs.count) file(s); follow with: steno jobs --kind ingest")
                     } else {
                         Output.print(Output.json(result), table: TableWriter([]), format: global.format)
                     }
@@ -73,7 +73,7 @@ struct IngestCommand: ParsableCommand {
         }
         Output.print(Output.json(jobs.map(\.job)), table: table, format: global.format)
         if global.format == .table {
-            print("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+            Output.say("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
         }
         try JobWaiting.requireSuccess(failed, saying: { "\($0) file(s) failed" })
     }

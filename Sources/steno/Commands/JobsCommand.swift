@@ -113,7 +113,7 @@ struct JobsCommand: ParsableCommand {
     ) throws {
         let job = try global.withClient { try $0.call(method, JobIDParams(id: id)) }
         if global.format == .table {
-            print("job \(job.id) (\(job.kind)) \(done)")
+            Output.say("job \(job.id) (\(job.kind)) \(done)")
         } else {
             Output.print(Output.json(job), table: table([job]), format: global.format)
         }

@@ -17,23 +17,23 @@ struct ExplainCommand: ParsableCommand {
                 Output.print(Output.json(explanation), table: TableWriter([]), format: global.format)
                 return
             }
-            print("recording \(explanation.recording): \(explanation.state.rawValue)\(explanation.method.map { " by \($0.rawValue)" } ?? "")"
+            Output.say("recording \(explanation.recording): \(explanation.state.rawValue)\(explanation.method.map { " by \($0.rawValue)" } ?? "")"
                 + "\(explanation.meeting.map { " to meeting \($0)" } ?? "")")
-            print("why: \(explanation.reason)")
+            Output.say("why: \(explanation.reason)")
             if let stored = explanation.stored, stored.isManual || stored.state != explanation.state || stored.meeting != explanation.meeting {
-                print("stored link: \(stored.state.rawValue)\(stored.isManual ? " (by hand)" : "")\(stored.meeting.map { " to meeting \($0)" } ?? "")")
+                Output.say("stored link: \(stored.state.rawValue)\(stored.isManual ? " (by hand)" : "")\(stored.meeting.map { " to meeting \($0)" } ?? "")")
             }
             if explanation.candidates.isEmpty {
-                print("no candidates")
+                Output.say("no candidates")
                 return
             }
             for candidate in explanation.candidates {
                 let marker = candidate.meeting == explanation.meeting ? "→" : " "
-                print("\n\(marker) meeting \(candidate.meeting) \"\(candidate.title)\" \(Output.date(candidate.start))–\(Output.date(candidate.end))"
+                Output.say("\n\(marker) meeting \(candidate.meeting) \"\(candidate.title)\" \(Output.date(candidate.start))–\(Output.date(candidate.end))"
                     + "  score \(String(format: "%.2f", candidate.score))")
-                if let excluded = candidate.excludedBecause { print("    not linkable by time: \(excluded)") }
+                if let excluded = candidate.excludedBecause { Output.say("    not linkable by time: \(excluded)") }
                 for term in candidate.terms {
-                    print("    \(String(format: "%+.2f", term.points))  \(term.name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(term.detail)")
+                    Output.say("    \(String(format: "%+.2f", term.points))  \(term.name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(term.detail)")
                 }
             }
         }
@@ -173,7 +173,7 @@ struct RevalidateCommand: ParsableCommand {
                     return
                 }
                 func count(_ key: String) -> Int64 { result[key]?.intValue ?? 0 }
-                print("still valid \(count("still-valid")), refreshed \(count("refreshed")), relinked \(count("relinked")), "
+                Output.say("still valid \(count("still-valid")), refreshed \(count("refreshed")), relinked \(count("relinked")), "
                     + "orphaned \(count("orphaned")), unchanged orphans \(count("unchanged-orphan")), unlinked \(count("unlinked")), "
                     + "ambiguous \(count("ambiguous")), newly linked \(count("newly-linked"))")
             }

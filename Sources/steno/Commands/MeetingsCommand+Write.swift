@@ -58,7 +58,7 @@ extension MeetingsCommand {
         }
         line += " in \(result.calendar) (\(provider), account \(result.account))"
         if let recording = result.recording, result.meeting != nil { line += "; recording \(recording) is linked to it" }
-        print(line)
-        if let job = result.syncJob { print("the calendar syncs now (job \(job)) and brings the rest: steno sync --wait") }
+        Output.say(line)
+        if let job = result.syncJob { Output.say("the calendar syncs now (job \(job)) and brings the rest: steno sync --wait") }
     }
 }

@@ -65,14 +65,14 @@ struct MeetingsCommand: ParsableCommand {
                     return
                 }
                 let meeting = detail.meeting
-                print("meeting \(meeting.id): \(meeting.title)\(meeting.isCancelled ? " (cancelled)" : "")\(meeting.isGone ? " (no longer in any calendar)" : "")")
-                print("when      \(meeting.start.map(Output.date) ?? "?") – \(meeting.end.map(Output.date) ?? "?")")
-                if let organizer = meeting.organizer { print("organizer \(organizer.name.map { "\($0) <\(organizer.email)>" } ?? organizer.email)") }
-                if let location = meeting.location { print("location  \(location)") }
-                if let url = meeting.onlineMeetingURL { print("online    \(url)") }
-                print("\nattendees")
-                print(AttendeesCommand.table(detail.attendees).renderTable(), terminator: "")
-                print("\nrecordings")
+                Output.say("meeting \(meeting.id): \(meeting.title)\(meeting.isCancelled ? " (cancelled)" : "")\(meeting.isGone ? " (no longer in any calendar)" : "")")
+                Output.say("when      \(meeting.start.map(Output.date) ?? "?") – \(meeting.end.map(Output.date) ?? "?")")
+                if let organizer = meeting.organizer { Output.say("organizer \(organizer.name.map { "\($0) <\(organizer.email)>" } ?? organizer.email)") }
+                if let location = meeting.location { Output.say("location  \(location)") }
+                if let url = meeting.onlineMeetingURL { Output.say("online    \(url)") }
+                Output.say("\nattendees")
+                Output.say(AttendeesCommand.table(detail.attendees).renderTable(), terminator: "")
+                Output.say("\nrecordings")
                 var recordings = TableWriter(["ID", "RECORDED", "LENGTH", "OWNER", "LINK", "METHOD", "SCORE"])
                 for recording in detail.recordings {
                     recordings.add([
@@ -81,7 +81,7 @@ struct MeetingsCommand: ParsableCommand {
                         recording.method?.rawValue ?? "-", recording.score.map { String(format: "%.2f", $0) } ?? "-",
                     ])
                 }
-                print(detail.recordings.isEmpty ? "(none)" : recordings.renderTable(), terminator: detail.recordings.isEmpty ? "\n" : "")
+                Output.say(detail.recordings.isEmpty ? "(none)" : recordings.renderTable(), terminator: detail.recordings.isEmpty ? "\n" : "")
             }
         }
     }

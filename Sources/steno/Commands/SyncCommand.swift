@@ -54,6 +54,6 @@ struct SyncCommand: ParsableCommand {
                 count("deleted"), count("unchanged"), job.state == .succeeded ? "" : job.lastError ?? "",
             ])
         }
-        print(table.renderTable(), terminator: "")
+        Output.say(table.renderTable(), terminator: "")
     }
 }

@@ -82,7 +82,7 @@ struct UsersCommand: ParsableCommand {
             try reportingFailures {
                 let removed = try global.withClient { try $0.call(StenoMethods.usersRemove, UserReferenceParams(user: user)) }
                 if global.format == .table {
-                    print("removed user \(removed.name) (id \(removed.id))")
+                    Output.say("removed user \(removed.name) (id \(removed.id))")
                 } else {
                     Output.print(Output.json(removed), table: UsersCommand.table([removed]), format: global.format)
                 }

@@ -8,7 +8,9 @@ struct TableWriter {
 
     init(_ columns: [String]) { self.columns = columns }
 
-    mutating func add(_ row: [String]) { rows.append(row) }
+    /// Adds a row; provider and file text in it is made safe for a terminal here, once for
+    /// every table and CSV.
+    mutating func add(_ row: [String]) { rows.append(row.map(TerminalText.clean)) }
 
     /// Aligned columns with a header; the last column is not padded.
     func renderTable() -> String {
@@ -40,10 +42,15 @@ struct TableWriter {
 enum Output {
     static func print(_ json: JSONValue, table: TableWriter, format: OutputFormat) {
         switch format {
-        case .json: Swift.print(json.prettyPrinted())
+        case .json: Swift.print(TerminalText.escapingJSON(json.prettyPrinted()))
         case .csv: Swift.print(table.renderCSV())
         case .table: Swift.print(table.renderTable())
         }
+    }
+
+    /// Writes lines for people to standard output, with provider text made safe (see `TerminalText`).
+    static func say(_ text: String, terminator: String = "\n") {
+        Swift.print(TerminalText.cleanLines(text), terminator: terminator)
     }
 
     static func json<T: Encodable>(_ value: T) -> JSONValue {
@@ -53,7 +60,7 @@ enum Output {
     /// The outcome of a change: one sentence on a terminal, the value for scripts.
     static func done<T: Encodable>(_ value: T, _ sentence: String, format: OutputFormat) {
         if format == .table {
-            Swift.print(sentence)
+            say(sentence)
         } else {
             print(json(value), table: TableWriter([]), format: format)
         }
@@ -61,7 +68,7 @@ enum Output {
 
     /// Under a table cut short by `--limit`: how to see the rest.
     static func moreHint(_ more: Bool, _ items: String, format: OutputFormat) {
-        if more && format == .table { Swift.print("(more \(items): use --all or a larger --limit)") }
+        if more && format == .table { say("(more \(items): use --all or a larger --limit)") }
     }
 
     /// A date in the local time zone, to the minute.

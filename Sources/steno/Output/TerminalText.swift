@@ -1,0 +1,77 @@
+/// Text from calendars, files and the daemon, made safe to write to a terminal or a CSV file.
+///
+/// A calendar title can carry escape sequences that recolour or retitle the terminal, a
+/// carriage return that overwrites what was printed, or a bidi override that shows a line
+/// backwards; none of them may reach the terminal raw.
+enum TerminalText {
+    /// One cell or value on one line: line breaks and tabs become spaces, other control
+    /// characters are escaped as `\xHH`, bidi and zero-width direction marks are dropped.
+    static func clean(_ text: String) -> String {
+        neutralise(text, keepingNewlines: false)
+    }
+
+    /// Several lines of text: like `clean`, but `\n` stays a line break.
+    static func cleanLines(_ text: String) -> String {
+        neutralise(text, keepingNewlines: true)
+    }
+
+    /// Serialized JSON with DEL, C1 and direction controls written as `\uXXXX` escapes (the
+    /// serializer escapes only C0); they can stand only inside strings, so the JSON means the same.
+    static func escapingJSON(_ json: String) -> String {
+        var result = ""
+        result.unicodeScalars.reserveCapacity(json.unicodeScalars.count)
+        for scalar in json.unicodeScalars {
+            if isUnsafe(scalar) && scalar != "\n" {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Whether a scalar would change what the terminal shows beyond itself.
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        isControl(scalar) || isDirectionControl(scalar) || isLineSeparator(scalar)
+    }
+
+    private static func neutralise(_ text: String, keepingNewlines: Bool) -> String {
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            append(scalar, to: &result, keepingNewlines: keepingNewlines)
+        }
+        return result
+    }
+
+    private static func append(_ scalar: Unicode.Scalar, to result: inout String, keepingNewlines: Bool) {
+        if scalar == "\n" && keepingNewlines {
+            result.unicodeScalars.append(scalar)
+        } else if scalar == "\n" || scalar == "\r" || scalar == "\t" || isLineSeparator(scalar) {
+            result.unicodeScalars.append(" ")
+        } else if isControl(scalar) {
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            result += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+        } else if !isDirectionControl(scalar) {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+
+    /// C0 (with ESC), DEL and C1.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// Marks and overrides that reorder how a line is shown (U+202E shows text backwards).
+    private static func isDirectionControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    private static func isLineSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0x85
+    }
+}
