@@ -71,7 +71,7 @@ struct MeetingsCommand: ParsableCommand {
                 if let location = meeting.location { Output.say("location  \(location)") }
                 if let url = meeting.onlineMeetingURL { Output.say("online    \(url)") }
                 Output.say("\nattendees")
-                Output.say(AttendeesCommand.table(detail.attendees).renderTable(), terminator: "")
+                Output.say(AttendeesCommand.table(detail.attendees).renderTable())
                 Output.say("\nrecordings")
                 var recordings = TableWriter(["ID", "RECORDED", "LENGTH", "OWNER", "LINK", "METHOD", "SCORE"])
                 for recording in detail.recordings {
@@ -81,7 +81,7 @@ struct MeetingsCommand: ParsableCommand {
                         recording.method?.rawValue ?? "-", recording.score.map { String(format: "%.2f", $0) } ?? "-",
                     ])
                 }
-                Output.say(detail.recordings.isEmpty ? "(none)" : recordings.renderTable(), terminator: detail.recordings.isEmpty ? "\n" : "")
+                Output.say(detail.recordings.isEmpty ? "(none)" : recordings.renderTable())
             }
         }
     }

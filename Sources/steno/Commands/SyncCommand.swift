@@ -54,6 +54,6 @@ struct SyncCommand: ParsableCommand {
                 count("deleted"), count("unchanged"), job.state == .succeeded ? "" : job.lastError ?? "",
             ])
         }
-        Output.say(table.renderTable(), terminator: "")
+        Output.say(table.renderTable())
     }
 }

@@ -49,8 +49,8 @@ enum Output {
     }
 
     /// Writes lines for people to standard output, with provider text made safe (see `TerminalText`).
-    static func say(_ text: String, terminator: String = "\n") {
-        Swift.print(TerminalText.cleanLines(text), terminator: terminator)
+    static func say(_ text: String) {
+        Swift.print(TerminalText.cleanLines(text))
     }
 
     static func json<T: Encodable>(_ value: T) -> JSONValue {
