@@ -65,4 +65,77 @@ struct CLIOutputShapeTests {
             }
         }
     }
+
+    /// Runs `steno ARGS` on a pseudo-terminal `columns` wide (set on the terminal itself, so
+    /// steno reads it with TIOCGWINSZ; `COLUMNS` is removed), bounded in time; returns its lines.
+    static func onTerminal(_ daemon: TestDaemon, columns: Int, _ arguments: [String]) throws -> [String] {
+        let script = """
+            import fcntl, os, pty, select, signal, struct, sys, termios, time
+            os.environ.pop("COLUMNS", None)
+            pid, fd = pty.fork()
+            if pid == 0:
+                fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(sys.argv[1]), 0, 0))
+                os.execv(sys.argv[2], sys.argv[2:])
+            out, deadline = b"", time.time() + 30
+            while time.time() < deadline:
+                ready, _, _ = select.select([fd], [], [], 1)
+                if not ready:
+                    continue
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            else:
+                os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.buffer.write(out.replace(b"\\r\\n", b"\\n"))
+            sys.exit(os.waitstatus_to_exitcode(status))
+            """
+        let result = try runCommand(
+            "/usr/bin/python3", ["-c", script, String(columns), try TestDaemon.executable(named: "steno"), "--socket", daemon.socketPath] + arguments,
+            timeout: 60)
+        #expect(result.status == 0, "\(arguments): \(result.stdout) \(result.stderr)")
+        return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test(.enabled(if: hasPython || isCI, "needs python3 for a pseudo-terminal"))
+    func tablesFitAnEightyColumnTerminalAndWideShowsEverything() throws {
+        try #require(Self.hasPython, "needs /usr/bin/python3")
+        let (daemon, meeting, recording) = try Self.busyDaemon()
+        defer { daemon.shutdown() }
+        let title = "Quarterly planning review with the extended product and engineering group 0"
+        // `meetings show` prints the whole title on its first line: the terminal wraps it.
+        for command in Self.everyCommand(meeting: meeting, recording: recording) where command.prefix(2) != ["meetings", "show"] {
+            let lines = try Self.onTerminal(daemon, columns: 80, command)
+            #expect(lines.count > 1, "\(command) printed nothing")
+            for line in lines where line.count > 80 {
+                Issue.record("\(command): a line of \(line.count) columns on an 80-column terminal: \(line)")
+            }
+        }
+        // Text is cut with "…", ids and times are whole.
+        let meetings = try Self.onTerminal(daemon, columns: 80, ["meetings"])
+        let first = try #require(meetings.first { $0.hasPrefix("\(meeting) ") })
+        #expect(first.contains("…") && first.contains(Self.minute(ICalendarText.yesterday)), "\(first)")
+        // -o wide shows every column whole, even on a terminal.
+        let wide = try Self.onTerminal(daemon, columns: 80, ["meetings", "-o", "wide"])
+        #expect(wide.contains { $0.contains(title) && $0.count > 80 }, "\(wide.prefix(3))")
+        #expect(wide.first?.contains("ATTENDEES") == true)
+        // Not a terminal: nothing is cut.
+        let piped = try steno(daemon, ["meetings"])
+        #expect(piped.stdout.contains(title) && !piped.stdout.contains("…"))
+    }
+
+    /// A time as the CLI prints it: local, to the minute.
+    static func minute(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    static var hasPython: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") }
+    static var isCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 }

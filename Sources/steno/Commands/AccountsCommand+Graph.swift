@@ -79,14 +79,14 @@ extension AccountsCommand {
                 let instructions = "To sign in, open \(uri) and enter the code \(code)"
                     + (started.expiresAt.map { " (valid until \(Output.date($0)))" } ?? "")
                 // On standard error for --json, so standard output stays one JSON document.
-                if global.format == .table {
+                if global.format.isHuman {
                     Output.say(instructions)
                 } else {
                     FileHandle.standardError.write(Data((TerminalText.cleanLines(instructions) + "\n").utf8))
                 }
             }
             guard wait else {
-                if global.format == .table {
+                if global.format.isHuman {
                     Output.say("the daemon finishes the sign-in in the background; then see: steno accounts list")
                 } else {
                     Output.print(Output.json(started), table: TableWriter(["ID"]), format: global.format)

@@ -23,7 +23,7 @@ struct AccountsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
-                if global.format == .table {
+                if global.format.isHuman {
                     for account in accounts where account.lastError != nil && account.health != .ok {
                         Output.say("account \(account.id): \(account.lastError ?? "")")
                     }
@@ -117,7 +117,7 @@ struct AccountsCommand: ParsableCommand {
             let result = try client.call(StenoMethods.accountsAdd, params)
             guard wait, result.job != nil else {
                 Output.print(Output.json(result), table: table([result.account]), format: global.format)
-                if global.format == .table, result.job != nil {
+                if global.format.isHuman, result.job != nil {
                     Output.say("first sync queued; follow with: steno accounts list (or add --wait)")
                 }
                 return
@@ -132,7 +132,7 @@ struct AccountsCommand: ParsableCommand {
         let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == added.id }
         Output.print(Output.json(account ?? added), table: table([account ?? added]), format: global.format)
         let syncs = finished.values.sorted { $0.id < $1.id }
-        if global.format == .table, !syncs.isEmpty { SyncCommand.printSummary(syncs) }
+        if global.format.isHuman, !syncs.isEmpty { SyncCommand.printSummary(syncs) }
         try JobWaiting.requireSuccess(SyncCommand.failures(syncs), saying: { _ in "the first sync failed; see steno accounts list" })
     }
 

@@ -59,17 +59,17 @@ struct DemoCommand: ParsableCommand {
             Output.say("Daemon \(status.version), schema \(status.schemaVersion), database \(status.databasePath)")
             Output.say("Inbox \(status.inboxPath) holds the \(staged) samples of \(mediaURL.path) in alice/\n")
             let users = try client.call(StenoMethods.usersList, PageParams())
-            Output.say(UsersCommand.table(users.items).renderTable())
+            Output.sayTable(UsersCommand.table(users.items))
             Output.say("\nIngesting (the watcher settles each file, then reads it with Steno's own parsers)…\n")
             let recordings = try Self.waitForRecordings(client: client, count: staged)
-            Output.say(RecordingsCommand.table(recordings, reasons: false).renderTable())
+            Output.sayTable(RecordingsCommand.table(recordings, reasons: false))
             Output.say("")
             try Self.mirrorSampleCalendars(from: mediaURL.appendingPathComponent("calendars").path, client: client)
             try Self.showLinks(client: client)
             let after = try client.call(StenoMethods.systemStatus)
             var counts = TableWriter(["TABLE", "ROWS"])
             for (name, count) in after.counts.sorted(by: { $0.key < $1.key }) { counts.add([name, String(count)]) }
-            Output.say(counts.renderTable())
+            Output.sayTable(counts)
 
             if keep {
                 Output.say("\nThe daemon keeps running. In another terminal:\n  export STENO_SOCKET=\(socket)\n  steno status\nPress Ctrl-C to stop it.")
@@ -88,7 +88,7 @@ struct DemoCommand: ParsableCommand {
             _ = try JobWaiting.wait(for: [job], label: "syncing", what: "sync(s)", timeout: 60, client: client)
         }
         let accounts = try client.call(StenoMethods.accountsList, AccountListParams())
-        Output.say(AccountsCommand.table(accounts.items).renderTable())
+        Output.sayTable(AccountsCommand.table(accounts.items))
         for account in accounts.items where account.health != .ok {
             Output.say("account \(account.id): \(account.lastError ?? "")")
         }
@@ -109,14 +109,14 @@ struct DemoCommand: ParsableCommand {
         }
         Output.say("Links (each recording and the meeting it captured; steno links):\n")
         let links = try client.call(StenoMethods.linksList, LinkListParams(limit: 100)).items
-        Output.say(LinksCommand.table(links).renderTable())
+        Output.sayTable(LinksCommand.table(links))
         Output.say("\nRecorded meetings (steno meetings --recorded):\n")
         let meetings = try client.call(StenoMethods.meetingsList, MeetingListParams(recorded: true, limit: 100)).items
-        Output.say(MeetingsCommand.table(meetings).renderTable())
+        Output.sayTable(MeetingsCommand.table(meetings))
         if let meeting = meetings.first(where: { $0.title.contains("moved") }) ?? meetings.first {
             Output.say("\nAttendees of meeting \(meeting.id), \"\(meeting.title)\" (steno attendees \(meeting.id)):\n")
             let attendees = try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting.id)).items
-            Output.say(AttendeesCommand.table(attendees).renderTable())
+            Output.sayTable(AttendeesCommand.table(attendees))
         }
         Output.say("")
     }

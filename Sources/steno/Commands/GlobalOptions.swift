@@ -15,7 +15,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON instead of a table (same as --output json).")
     var json = false
 
-    @Option(name: .long, help: "Output format: table, json or csv.")
+    @Option(
+        name: [.customShort("o"), .long],
+        help: "Output format: table (fits the terminal), wide (every column, nothing cut), json or csv.")
     var output: OutputFormat?
 
     /// Moves global options written before the subcommand to the end, where every command's
@@ -67,7 +69,10 @@ struct GlobalOptions: ParsableArguments {
 
 /// Output formats of list and show commands.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, json, csv
+    case table, wide, json, csv
+
+    /// Whether the output is for people (a table and sentences) rather than programs.
+    var isHuman: Bool { self == .table || self == .wide }
 }
 
 /// A failure already explained to the user, carrying its exit code.

@@ -22,7 +22,7 @@ struct IngestCommand: ParsableCommand {
             try global.withClient { client in
                 let result = try client.call(StenoMethods.recordingsIngest, IngestParams(paths: absolute))
                 guard wait else {
-                    if global.format == .table {
+                    if global.format.isHuman {
                         Output.say("queued \(result.jobs.count) file(s); follow with: steno jobs --kind ingest")
                     } else {
                         Output.print(Output.json(result), table: TableWriter([]), format: global.format)
@@ -72,7 +72,7 @@ struct IngestCommand: ParsableCommand {
             table.add([path, outcome, recordingID.map(String.init) ?? "-", detail])
         }
         Output.print(Output.json(jobs.map(\.job)), table: table, format: global.format)
-        if global.format == .table {
+        if global.format.isHuman {
             Output.say("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
         }
         try JobWaiting.requireSuccess(failed, saying: { "\($0) file(s) failed" })

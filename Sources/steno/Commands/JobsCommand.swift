@@ -112,7 +112,7 @@ struct JobsCommand: ParsableCommand {
         _ method: RPCMethodDescriptor<JobIDParams, Job>, id: Int64, global: GlobalOptions, done: String
     ) throws {
         let job = try global.withClient { try $0.call(method, JobIDParams(id: id)) }
-        if global.format == .table {
+        if global.format.isHuman {
             Output.say("job \(job.id) (\(job.kind)) \(done)")
         } else {
             Output.print(Output.json(job), table: table([job]), format: global.format)

@@ -13,7 +13,7 @@ struct ExplainCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let explanation = try global.withClient { try $0.call(StenoMethods.recordingsExplain, RecordingReferenceParams(id: id)) }
-            guard global.format == .table else {
+            guard global.format.isHuman else {
                 Output.print(Output.json(explanation), table: TableWriter([]), format: global.format)
                 return
             }
@@ -168,7 +168,7 @@ struct RevalidateCommand: ParsableCommand {
                 guard job.state == .succeeded, let result = job.result.flatMap({ try? JSONValue.parse($0) }) else {
                     throw CLIFailure(message: "revalidation \(job.state.rawValue): \(job.lastError ?? "")", exitCode: 1)
                 }
-                if global.format != .table {
+                if !global.format.isHuman {
                     Output.print(result, table: TableWriter([]), format: global.format)
                     return
                 }

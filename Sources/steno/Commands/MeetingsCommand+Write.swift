@@ -45,7 +45,7 @@ extension MeetingsCommand {
 
     /// What a write did, as a sentence or as JSON.
     static func report(_ result: MeetingWriteResult, verb: String, format: OutputFormat) {
-        guard format == .table else {
+        guard format.isHuman else {
             Output.print(Output.json(result), table: TableWriter([]), format: format)
             return
         }

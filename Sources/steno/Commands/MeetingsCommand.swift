@@ -60,7 +60,7 @@ struct MeetingsCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 let detail = try global.withClient { try $0.call(StenoMethods.meetingsGet, MeetingIDParams(id: id)) }
-                guard global.format == .table else {
+                guard global.format.isHuman else {
                     Output.print(Output.json(detail), table: TableWriter([]), format: global.format)
                     return
                 }
@@ -71,7 +71,7 @@ struct MeetingsCommand: ParsableCommand {
                 if let location = meeting.location { Output.say("location  \(location)") }
                 if let url = meeting.onlineMeetingURL { Output.say("online    \(url)") }
                 Output.say("\nattendees")
-                Output.say(AttendeesCommand.table(detail.attendees).renderTable())
+                Output.sayTable(AttendeesCommand.table(detail.attendees), format: global.format)
                 Output.say("\nrecordings")
                 var recordings = TableWriter(["ID", "RECORDED", "LENGTH", "OWNER", "LINK", "METHOD", "SCORE"])
                 for recording in detail.recordings {
@@ -81,7 +81,7 @@ struct MeetingsCommand: ParsableCommand {
                         recording.method?.rawValue ?? "-", recording.score.map { String(format: "%.2f", $0) } ?? "-",
                     ])
                 }
-                Output.say(detail.recordings.isEmpty ? "(none)" : recordings.renderTable())
+                if detail.recordings.isEmpty { Output.say("(none)") } else { Output.sayTable(recordings, format: global.format) }
             }
         }
     }

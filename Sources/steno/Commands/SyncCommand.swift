@@ -23,7 +23,7 @@ struct SyncCommand: ParsableCommand {
                 let finished = try JobWaiting.wait(
                     for: result.jobs.map(\.jobID), label: "syncing", what: "sync(s)", timeout: timeout, client: client)
                 let jobs = result.jobs.compactMap { finished[$0.jobID] }
-                if global.format == .table {
+                if global.format.isHuman {
                     Self.printSummary(jobs)
                 } else {
                     Output.print(Output.json(jobs), table: TableWriter([]), format: global.format)
@@ -54,6 +54,6 @@ struct SyncCommand: ParsableCommand {
                 count("deleted"), count("unchanged"), job.state == .succeeded ? "" : job.lastError ?? "",
             ])
         }
-        Output.say(table.renderTable())
+        Output.sayTable(table)
     }
 }

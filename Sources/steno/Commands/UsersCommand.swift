@@ -81,7 +81,7 @@ struct UsersCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 let removed = try global.withClient { try $0.call(StenoMethods.usersRemove, UserReferenceParams(user: user)) }
-                if global.format == .table {
+                if global.format.isHuman {
                     Output.say("removed user \(removed.name) (id \(removed.id))")
                 } else {
                     Output.print(Output.json(removed), table: UsersCommand.table([removed]), format: global.format)

@@ -12,18 +12,21 @@ struct TableWriter {
     /// every table and CSV.
     mutating func add(_ row: [String]) { rows.append(row.map(TerminalText.clean)) }
 
-    /// Aligned columns with a header; the last column is not padded.
-    func renderTable() -> String {
-        var widths = columns.map(\.count)
+    /// Aligned columns with a header; the last column is not padded. With `maxWidth` (a
+    /// terminal's), free-text columns are cut to fit (see `TableFitting`).
+    func renderTable(maxWidth: Int? = nil) -> String {
+        var natural = columns.map(TerminalText.displayWidth)
         for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], cell.count)
+            for (index, cell) in row.enumerated() where index < natural.count {
+                natural[index] = max(natural[index], TerminalText.displayWidth(cell))
             }
         }
+        let layout = TableFitting.layout(columns: columns, natural: natural, maxWidth: maxWidth)
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
+            layout.enumerated().map { position, column in
+                let cell = TableFitting.truncate(column.index < cells.count ? cells[column.index] : "", to: column.width)
+                return position == layout.count - 1 ? cell : TableFitting.pad(cell, to: column.width)
+            }.joined(separator: String(repeating: " ", count: TableFitting.gap))
         }
         return ([line(columns)] + rows.map(line)).joined(separator: "\n")
     }
@@ -44,7 +47,7 @@ enum Output {
         switch format {
         case .json: Swift.print(TerminalText.escapingJSON(json.prettyPrinted()))
         case .csv: Swift.print(table.renderCSV())
-        case .table: Swift.print(table.renderTable())
+        case .table, .wide: sayTable(table, format: format)
         }
     }
 
@@ -53,13 +56,18 @@ enum Output {
         Swift.print(TerminalText.cleanLines(text))
     }
 
+    /// Writes a table for people: fitted to the terminal, or whole with `-o wide`.
+    static func sayTable(_ table: TableWriter, format: OutputFormat = .table) {
+        say(table.renderTable(maxWidth: format == .wide ? nil : TableFitting.terminalWidth()))
+    }
+
     static func json<T: Encodable>(_ value: T) -> JSONValue {
         (try? JSONValueEncoder().encode(value)) ?? .null
     }
 
     /// The outcome of a change: one sentence on a terminal, the value for scripts.
     static func done<T: Encodable>(_ value: T, _ sentence: String, format: OutputFormat) {
-        if format == .table {
+        if format.isHuman {
             say(sentence)
         } else {
             print(json(value), table: TableWriter([]), format: format)
@@ -68,7 +76,7 @@ enum Output {
 
     /// Under a table cut short by `--limit`: how to see the rest.
     static func moreHint(_ more: Bool, _ items: String, format: OutputFormat) {
-        if more && format == .table { say("(more \(items): use --all or a larger --limit)") }
+        if more && format.isHuman { say("(more \(items): use --all or a larger --limit)") }
     }
 
     /// A date in the local time zone, to the minute.

@@ -31,6 +31,24 @@ enum TerminalText {
         return result
     }
 
+    /// The columns `text` takes on a terminal: East Asian wide characters and emoji take two.
+    static func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { $0 + displayWidth(of: $1) }
+    }
+
+    /// The columns one character takes (combining marks belong to their character).
+    static func displayWidth(of character: Character) -> Int {
+        guard let value = character.unicodeScalars.first?.value else { return 0 }
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+            0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return 1
+        }
+    }
+
     /// Whether a scalar would change what the terminal shows beyond itself.
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         isControl(scalar) || isDirectionControl(scalar) || isLineSeparator(scalar)
