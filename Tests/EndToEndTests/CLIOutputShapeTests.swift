@@ -66,6 +66,50 @@ struct CLIOutputShapeTests {
         }
     }
 
+    /// String values anywhere in `value` that are themselves a JSON object or array.
+    static func jsonInStrings(_ value: JSONValue) -> [String] {
+        switch value {
+        case .string(let text):
+            guard let inner = try? JSONValue.parse(text), inner.arrayValue != nil || inner.objectValue != nil else { return [] }
+            return [text]
+        case .array(let values): return values.flatMap(jsonInStrings)
+        case .object(let object): return object.values.flatMap(jsonInStrings)
+        default: return []
+        }
+    }
+
+    @Test func csvAndJSONHoldEveryRowWithAllAndSayOnStderrWhenCut() throws {
+        let (daemon, meeting, recording) = try Self.busyDaemon()
+        defer { daemon.shutdown() }
+        for list in [["meetings"], ["search", "planning"]] {
+            let csv = try steno(daemon, list + ["--output", "csv"])
+            #expect(csv.stdout.split(separator: "\n").count == 101, "\(list) CSV: a header and the first 100 rows")
+            #expect(csv.stderr.contains("more") && csv.stderr.contains("--all"), "\(list) CSV cut without a word: \(csv.stderr)")
+            let allCSV = try steno(daemon, list + ["--output", "csv", "--all"])
+            #expect(allCSV.stdout.split(separator: "\n").count > Self.meetingCount, "\(list) --all CSV")
+            #expect(allCSV.stderr.isEmpty, "\(allCSV.stderr)")
+            let json = try steno(daemon, list + ["--json"])
+            #expect(try JSONValue.parse(json.stdout).arrayValue?.count == 100)
+            #expect(json.stderr.contains("--all"), "\(list) JSON cut without a word")
+            let allJSON = try steno(daemon, list + ["--json", "--all"])
+            #expect(try JSONValue.parse(allJSON.stdout).arrayValue?.count ?? 0 >= Self.meetingCount)
+            #expect(allJSON.stderr.isEmpty)
+            let table = try steno(daemon, list)
+            #expect(table.stderr.contains("--all") && !table.stdout.contains("--all"), "the notice goes to stderr only")
+        }
+        var commands = Self.everyCommand(meeting: meeting, recording: recording)
+        commands += [["sync", "--wait"], ["link", String(recording), String(meeting)]]
+        for command in commands {
+            let json = try steno(daemon, command + ["--json"])
+            #expect(json.status == 0, "\(command): \(json.stderr)")
+            let parsed = try JSONValue.parse(json.stdout)
+            #expect(Self.jsonInStrings(parsed).isEmpty, "\(command) --json nests JSON in strings: \(Self.jsonInStrings(parsed).prefix(2))")
+            let csv = try steno(daemon, command + ["--output", "csv"])
+            #expect(csv.status == 0, "\(command): \(csv.stderr)")
+            #expect(csv.stdout.split(separator: "\n").count >= 2, "\(command) --output csv has no rows: \(csv.stdout.debugDescription)")
+        }
+    }
+
     /// Runs `steno ARGS` on a pseudo-terminal `columns` wide (set on the terminal itself, so
     /// steno reads it with TIOCGWINSZ; `COLUMNS` is removed), bounded in time; returns its lines.
     static func onTerminal(_ daemon: TestDaemon, columns: Int, _ arguments: [String]) throws -> [String] {

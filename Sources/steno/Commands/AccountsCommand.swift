@@ -23,11 +23,11 @@ struct AccountsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
+                Output.moreHint(more, "accounts")
                 if global.format.isHuman {
                     for account in accounts where account.lastError != nil && account.health != .ok {
                         Output.say("account \(account.id): \(account.lastError ?? "")")
                     }
-                    if more { Output.say("(more accounts: use --all or a larger --limit)") }
                 }
             }
         }

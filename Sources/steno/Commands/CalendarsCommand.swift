@@ -26,7 +26,7 @@ struct CalendarsCommand: ParsableCommand {
                 ])
             }
             Output.print(Output.json(calendars), table: table, format: global.format)
-            Output.moreHint(more, "calendars", format: global.format)
+            Output.moreHint(more, "calendars")
         }
     }
 }

@@ -26,7 +26,7 @@ struct JobsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(jobs), table: JobsCommand.table(jobs), format: global.format)
-                Output.moreHint(more, "jobs", format: global.format)
+                Output.moreHint(more, "jobs")
             }
         }
     }

@@ -64,7 +64,7 @@ struct LinksCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(links), table: LinksCommand.table(links), format: global.format)
-                Output.moreHint(more, "links", format: global.format)
+                Output.moreHint(more, "links")
             }
         }
     }

@@ -46,7 +46,7 @@ struct MeetingsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(meetings), table: MeetingsCommand.table(meetings), format: global.format)
-                Output.moreHint(more, "meetings", format: global.format)
+                Output.moreHint(more, "meetings")
             }
         }
     }
@@ -114,7 +114,7 @@ struct AttendeesCommand: ParsableCommand {
                 try list.collect { try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting, cursor: $0, limit: $1)) }
             }
             Output.print(Output.json(attendees), table: Self.table(attendees), format: global.format)
-            Output.moreHint(more, "attendees", format: global.format)
+            Output.moreHint(more, "attendees")
         }
     }
 
@@ -147,7 +147,7 @@ struct SearchCommand: ParsableCommand {
                 table.add([hit.kind, String(hit.id), hit.start.map(Output.date) ?? "-", hit.title, hit.snippet.replacingOccurrences(of: "\n", with: " ")])
             }
             Output.print(Output.json(hits), table: table, format: global.format)
-            Output.moreHint(more, "hits", format: global.format)
+            Output.moreHint(more, "hits")
         }
     }
 }

@@ -34,7 +34,7 @@ struct RecordingsCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(recordings), table: RecordingsCommand.table(recordings, reasons: failed || status == .failed), format: global.format)
-                Output.moreHint(more, "recordings", format: global.format)
+                Output.moreHint(more, "recordings")
             }
         }
     }

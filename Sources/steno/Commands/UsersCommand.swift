@@ -21,7 +21,7 @@ struct UsersCommand: ParsableCommand {
                     }
                 }
                 Output.print(Output.json(users), table: UsersCommand.table(users), format: global.format)
-                Output.moreHint(more, "users", format: global.format)
+                Output.moreHint(more, "users")
             }
         }
     }

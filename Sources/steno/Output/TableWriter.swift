@@ -44,9 +44,10 @@ struct TableWriter {
 /// Writes a command's result in the chosen format.
 enum Output {
     static func print(_ json: JSONValue, table: TableWriter, format: OutputFormat) {
+        let json = JSONTable.expandingEmbeddedJSON(json)
         switch format {
         case .json: Swift.print(TerminalText.escapingJSON(json.prettyPrinted()))
-        case .csv: Swift.print(table.renderCSV())
+        case .csv: Swift.print((table.columns.isEmpty ? JSONTable.table(from: json) : table).renderCSV())
         case .table, .wide: sayTable(table, format: format)
         }
     }
@@ -74,9 +75,11 @@ enum Output {
         }
     }
 
-    /// Under a table cut short by `--limit`: how to see the rest.
-    static func moreHint(_ more: Bool, _ items: String, format: OutputFormat) {
-        if more && format.isHuman { say("(more \(items): use --all or a larger --limit)") }
+    /// After a list cut short by `--limit`, in every format: how to see the rest, on standard
+    /// error so that a program reading the output gets only rows.
+    static func moreHint(_ more: Bool, _ items: String) {
+        guard more else { return }
+        FileHandle.standardError.write(Data("steno: more \(items) than shown; use --all or a larger --limit\n".utf8))
     }
 
     /// A date in the local time zone, to the minute.
