@@ -110,6 +110,25 @@ struct CLIOutputShapeTests {
         }
     }
 
+    @Test func aLongLastErrorIsWholeInWideAndCSV() throws {
+        let daemon = try TestDaemon(config: "[jobs]\nmax_attempts = 1\n")
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com"]).status == 0)
+        let calendar = daemon.root + "/a calendar file with a long name that disappears before the next sync.ics"
+        let start = ICalendarText.yesterday.addingTimeInterval(9 * 3600)
+        try ICalendarText.calendar(ICalendarText.event(uid: "gone-1", title: "Soon gone", start: start, end: start.addingTimeInterval(3600)))
+            .write(toFile: calendar, atomically: true, encoding: .utf8)
+        try #require(try steno(daemon, ["accounts", "add", "ics", calendar, "--owner", "alice", "--wait"]).status == 0)
+        try FileManager.default.removeItem(atPath: calendar)
+        #expect(try steno(daemon, ["sync", "--wait"]).status == 1)
+        let jobs = try JSONValue.parse(try steno(daemon, ["jobs", "--json", "--state", "dead"]).stdout)
+        let error = try #require(jobs.arrayValue?.first?["lastError"]?.stringValue)
+        try #require(error.count > 60, "\(error)")
+        #expect(try steno(daemon, ["jobs", "-o", "wide"]).stdout.contains(error), "-o wide cuts nothing")
+        let quoted = "\"" + error.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        #expect(try steno(daemon, ["jobs", "--output", "csv"]).stdout.contains(quoted), "CSV cuts nothing")
+    }
+
     /// Runs `steno ARGS` on a pseudo-terminal `columns` wide (set on the terminal itself, so
     /// steno reads it with TIOCGWINSZ; `COLUMNS` is removed), bounded in time; returns its lines.
     static func onTerminal(_ daemon: TestDaemon, columns: Int, _ arguments: [String]) throws -> [String] {

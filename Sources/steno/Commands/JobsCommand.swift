@@ -75,7 +75,7 @@ struct JobsCommand: ParsableCommand {
         for job in jobs {
             table.add([
                 String(job.id), job.kind, job.state.rawValue, "\(job.attempts)/\(job.maxAttempts)", Output.date(job.runAt),
-                oneLine(job.lastError ?? "", limit: 60),
+                job.lastError ?? "",
             ])
         }
         return table
@@ -93,18 +93,12 @@ struct JobsCommand: ParsableCommand {
         if let owner = job.leaseOwner { table.add(["lease owner", owner]) }
         if let expires = job.leaseExpiresAt { table.add(["lease expires", Output.date(expires)]) }
         table.add(["payload", job.payload])
-        if let error = job.lastError { table.add(["last error", oneLine(error, limit: 500)]) }
+        if let error = job.lastError { table.add(["last error", error]) }
         if let result = job.result { table.add(["result", result]) }
         table.add(["created", Output.date(job.createdAt)])
         table.add(["updated", Output.date(job.updatedAt)])
         if let finished = job.finishedAt { table.add(["finished", Output.date(finished)]) }
         return table
-    }
-
-    /// Keeps table rows on one line.
-    static func oneLine(_ text: String, limit: Int) -> String {
-        let flat = text.replacingOccurrences(of: "\n", with: " ")
-        return flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat
     }
 
     /// Calls a method that changes one job and reports the job as it now is.
