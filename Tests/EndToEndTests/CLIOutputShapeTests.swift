@@ -130,15 +130,18 @@ struct CLIOutputShapeTests {
     }
 
     /// Runs `steno ARGS` on a pseudo-terminal `columns` wide (set on the terminal itself, so
-    /// steno reads it with TIOCGWINSZ; `COLUMNS` is removed), bounded in time; returns its lines.
-    static func onTerminal(_ daemon: TestDaemon, columns: Int, _ arguments: [String]) throws -> [String] {
+    /// steno reads it with TIOCGWINSZ; `COLUMNS` is set to `columnsVariable` or removed),
+    /// bounded in time; returns its lines.
+    static func onTerminal(_ daemon: TestDaemon, columns: Int, columnsVariable: Int? = nil, _ arguments: [String]) throws -> [String] {
         let script = """
             import fcntl, os, pty, select, signal, struct, sys, termios, time
             os.environ.pop("COLUMNS", None)
+            if sys.argv[2] != "-":
+                os.environ["COLUMNS"] = sys.argv[2]
             pid, fd = pty.fork()
             if pid == 0:
                 fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(sys.argv[1]), 0, 0))
-                os.execv(sys.argv[2], sys.argv[2:])
+                os.execv(sys.argv[3], sys.argv[3:])
             out, deadline = b"", time.time() + 30
             while time.time() < deadline:
                 ready, _, _ = select.select([fd], [], [], 1)
@@ -158,7 +161,7 @@ struct CLIOutputShapeTests {
             sys.exit(os.waitstatus_to_exitcode(status))
             """
         let result = try runCommand(
-            "/usr/bin/python3", ["-c", script, String(columns), try TestDaemon.executable(named: "steno"), "--socket", daemon.socketPath] + arguments,
+            "/usr/bin/python3", ["-c", script, String(columns), columnsVariable.map(String.init) ?? "-", try TestDaemon.executable(named: "steno"), "--socket", daemon.socketPath] + arguments,
             timeout: 60)
         #expect(result.status == 0, "\(arguments): \(result.stdout) \(result.stderr)")
         return result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -186,6 +189,12 @@ struct CLIOutputShapeTests {
         let wide = try Self.onTerminal(daemon, columns: 80, ["meetings", "-o", "wide"])
         #expect(wide.contains { $0.contains(title) && $0.count > 80 }, "\(wide.prefix(3))")
         #expect(wide.first?.contains("ATTENDEES") == true)
+        // COLUMNS wins over the terminal's own size.
+        let narrowed = try Self.onTerminal(daemon, columns: 200, columnsVariable: 60, ["search", "planning"])
+        #expect(narrowed.allSatisfy { $0.count <= 60 }, "\(narrowed.prefix(3))")
+        // -o works before the command too, like --output.
+        let hoisted = try Self.onTerminal(daemon, columns: 80, ["-o", "wide", "meetings"])
+        #expect(hoisted.contains { $0.contains(title) }, "\(hoisted.prefix(3))")
         // Not a terminal: nothing is cut.
         let piped = try steno(daemon, ["meetings"])
         #expect(piped.stdout.contains(title) && !piped.stdout.contains("…"))

@@ -30,7 +30,7 @@ struct GlobalOptions: ParsableArguments {
             if argument == "--json" {
                 leading.append(argument)
                 index += 1
-            } else if argument == "--socket" || argument == "--output", index + 1 < arguments.count {
+            } else if ["--socket", "--output", "-o"].contains(argument), index + 1 < arguments.count {
                 leading += [argument, arguments[index + 1]]
                 index += 2
             } else if argument.hasPrefix("--socket=") || argument.hasPrefix("--output=") {
