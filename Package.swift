@@ -73,7 +73,10 @@ let package = Package(
         // MARK: Entry points.
         .executableTarget(
             name: "stenod",
-            dependencies: ["StenoService", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "StenoService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "steno",
@@ -82,8 +85,9 @@ let package = Package(
         .executableTarget(
             name: "steno-bench",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore",
+                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore", "StenoCalendar",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -107,17 +111,19 @@ let package = Package(
 
         // MARK: Tests.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
-        .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI"]),
-        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
+        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia"]),
         .testTarget(
-            name: "StenoCalendarTests", dependencies: ["StenoCalendar", "StenoTesting", .product(name: "Logging", package: "swift-log")],
+            name: "StenoCalendarTests", dependencies: ["StenoCalendar", "StenoCore", "StenoTesting", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "StenoServiceTests",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoTesting", .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                "StenoService", "StenoAPI", "StenoCore", "StenoStore", "StenoCalendar", "StenoTesting",
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno"]),
