@@ -3,34 +3,10 @@ import StenoAPI
 import StenoTesting
 import Testing
 
-/// Runs a command and returns its exit status and output, bounded in time.
-struct CommandResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
+/// Runs a command and returns its exit status and output, bounded in time (the test's own
+/// `STENO_SOCKET` is not passed on).
 func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var merged = ProcessInfo.processInfo.environment
-    merged.removeValue(forKey: "STENO_SOCKET")
-    merged.merge(environment) { _, new in new }
-    process.environment = merged
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Read before waiting so a full pipe cannot block the child.
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(5_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    return CommandResult(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    try ProcessRunner.run(executable, arguments, environment: environment, removing: ["STENO_SOCKET"], timeout: timeout)
 }
 
 /// `steno` with the daemon's socket.

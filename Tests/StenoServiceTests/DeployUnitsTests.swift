@@ -1,4 +1,5 @@
 import Foundation
+import StenoTesting
 import Testing
 
 /// The systemd units in `deploy/` stay hardened: `systemd-analyze security` rates each at 2.0
@@ -14,8 +15,8 @@ struct DeployUnitsTests {
         }
         let path = DeployUnits.folder + "/" + unit
         // --threshold is out of 100: 20 is the 2.0 shown in the summary line.
-        let result = try DeployUnits.run(analyze, ["security", "--offline=true", "--threshold=20", path])
-        let summary = result.output.split(separator: "\n").last { $0.contains("Overall exposure level") } ?? "no summary"
+        let result = try ProcessRunner.run(analyze, ["security", "--offline=true", "--threshold=20", path])
+        let summary = (result.stdout + result.stderr).split(separator: "\n").last { $0.contains("Overall exposure level") } ?? "no summary"
         #expect(result.status == 0, "\(unit): \(summary)")
     }
 
@@ -52,20 +53,5 @@ enum DeployUnits {
             settings[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
         return settings
-    }
-
-    /// Runs a tool with both output streams in one pipe (read to the end before waiting).
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
