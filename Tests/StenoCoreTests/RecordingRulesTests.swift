@@ -18,6 +18,11 @@ struct RecordingRulesTests {
         ("__MACOSX/alice/standup.m4a", .ignored),
         ("Thumbs.db", .ignored),
         ("alice/notes.tmp", .ignored),
+        ("alice/~recording.m4a", .ignored),
+        ("~$standup.m4a", .ignored),
+        ("alice/~standup.json", .ignored),
+        ("alice/stand~up.m4a", .recording),
+        ("alice/~drafts/standup.m4a", .recording),
     ])
     func classification(_ path: String, _ kind: InboxPath.Kind) {
         #expect(InboxPath.kind(of: path) == kind, "\(path)")

@@ -18,6 +18,8 @@ public enum InboxPath {
     public static let transcriptExtensions: Set<String> = ["txt", "vtt", "srt"]
     /// Names of partial downloads and editors' temporary files.
     static let temporarySuffixes = [".part", ".tmp", ".crdownload", ".download", ".partial", ".swp", "~"]
+    /// Name prefixes of editors' and Office's temporary copies (`~recording.m4a`, `~$notes.docx`).
+    static let temporaryPrefixes = ["~"]
     /// System litter (macOS, Windows, Synology NAS).
     static let litterNames: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini", "@eaDir", "__MACOSX", "#recycle", "lost+found"]
 
@@ -28,6 +30,7 @@ public enum InboxPath {
         for component in components where isIgnoredComponent(String(component)) { return .ignored }
         let lowered = name.lowercased()
         if temporarySuffixes.contains(where: { lowered.hasSuffix($0) }) { return .ignored }
+        if temporaryPrefixes.contains(where: { name.hasPrefix($0) }) { return .ignored }
         let ext = fileExtension(String(name))
         if sidecarExtensions.contains(ext) { return .sidecar }
         if transcriptExtensions.contains(ext) { return .transcript }
