@@ -67,6 +67,7 @@ enum CAFParser {
         }
         guard let desc else { throw MediaError.invalid(name, at: start, "no 'desc' chunk") }
         guard let dataBytes else { throw MediaError.truncated(name, at: pos, "no 'data' chunk before the end of the file") }
+        guard dataBytes > 0 else { throw MediaError.noAudio(name, at: dataStart, "the 'data' chunk is empty") }
         let rate = Double(bitPattern: desc.be(0, 8) ?? 0)
         guard rate.isFinite, rate >= 1, rate <= Double(MediaLimits.maxSampleRate) else {
             throw MediaError.invalid(name, at: start + 20, "sample rate \(rate) is not plausible")
@@ -77,6 +78,8 @@ enum CAFParser {
         let framesPerPacket = desc.be(20, 4) ?? 0
         let channels = Int(desc.be(24, 4) ?? 0)
         let bits = Int(desc.be(28, 4) ?? 0)
+        // Every packet takes at least one byte (or exactly bytesPerPacket): a count beyond that is a corrupt header.
+        let mostFrames = bytesPerPacket > 0 ? (dataBytes / bytesPerPacket + 1) &* framesPerPacket : dataBytes &* framesPerPacket
         var frames: UInt64
         if let v = validFrames, v > 0 {
             frames = v
@@ -86,6 +89,9 @@ enum CAFParser {
             frames = p &* framesPerPacket
         } else {
             throw MediaError.invalid(name, at: start, "cannot size variable-bitrate '\(formatID)' audio without a packet table")
+        }
+        if framesPerPacket > 0, frames > mostFrames {
+            throw MediaError.invalid(name, at: start, "the header claims \(frames) frames but the \(dataBytes) bytes of audio can hold at most \(mostFrames)")
         }
 
         if formatID == "alac", let p = packets, p > 0, framesPerPacket > 0, let last = lastPacketSize, last <= dataBytes, last >= 7,

@@ -16,6 +16,8 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
         case unsupported
         /// Header values that cannot be right (sample rate 0, impossible sizes, …).
         case invalid
+        /// A well-formed container that holds no audio (a header and zero samples).
+        case noAudio
         /// The operating system refused to open or read the file.
         case io
     }
@@ -50,6 +52,10 @@ public struct MediaError: Error, Sendable, Hashable, CustomStringConvertible {
 
     static func invalid(_ format: String, at offset: UInt64?, _ what: String) -> MediaError {
         MediaError(.invalid, offset: offset, "invalid \(format): \(what)")
+    }
+
+    static func noAudio(_ format: String, at offset: UInt64?, _ what: String) -> MediaError {
+        MediaError(.noAudio, offset: offset, "no audio in \(format): \(what)")
     }
 
     static func unsupported(_ format: String, at offset: UInt64? = nil, _ what: String) -> MediaError {

@@ -48,12 +48,16 @@ public struct MediaInfo: Sendable, Hashable, Codable {
     public var tags: [String: String]
     /// True for WAV/RF64 files with a Broadcast Wave `bext` chunk.
     public var isBroadcastWave: Bool
+    /// Readings worth a person's attention that did not stop the file being read, one
+    /// sentence each ("truncated: header says 11.2 s, data holds 6.7 s").
+    public var warnings: [String]
 
     /// Creates a value; parsers fill it in.
     public init(
         format: MediaFormat, codec: String, duration: Double,
         sampleRate: Int? = nil, channels: Int? = nil, bitsPerSample: Int? = nil,
-        creationTime: Date? = nil, tags: [String: String] = [:], isBroadcastWave: Bool = false
+        creationTime: Date? = nil, tags: [String: String] = [:], isBroadcastWave: Bool = false,
+        warnings: [String] = []
     ) {
         self.format = format
         self.codec = codec
@@ -64,6 +68,7 @@ public struct MediaInfo: Sendable, Hashable, Codable {
         self.creationTime = creationTime
         self.tags = tags
         self.isBroadcastWave = isBroadcastWave
+        self.warnings = warnings
     }
 }
 

@@ -28,6 +28,8 @@ enum WAVParser {
         var tags = TagSet()
         var bextTime: Date?
         var isBWF = false
+        var truncatedFrom: UInt64?
+        var warnings: [String] = []
         var pos = start + 12
         var iterations = 0
         // Each chunk advances `pos` by at least 8 bytes; the cap guards against pathological lists.
@@ -69,6 +71,7 @@ enum WAVParser {
                 var size = size32
                 if isRF64, size32 == 0xFFFF_FFFF, let big = ds64DataSize { size = big }
                 // A recorder that crashed leaves 0 or a too-large size; what is there plays.
+                if size > avail, size32 != 0xFFFF_FFFF { truncatedFrom = size }
                 if size == 0 || size > avail { size = avail }
                 dataSize = size
             default:
@@ -85,21 +88,34 @@ enum WAVParser {
         guard fmt.sampleRate > 0 else { throw MediaError.invalid(fname, at: start, "sample rate is 0") }
         guard fmt.channels > 0 else { throw MediaError.invalid(fname, at: start, "channel count is 0") }
         let codec = codecName(fmt)
+        guard dataSize > 0, !isPCMLike(fmt.formatTag) || dataSize >= UInt64(max(fmt.blockAlign, 1)) else {
+            throw MediaError.noAudio(fname, at: start, "the 'data' chunk is empty")
+        }
         let duration: Double
+        // What the bytes hold, to check a 'fact' count against: compressed audio's average byte rate.
+        let held = fmt.byteRate > 0 ? Double(dataSize) / Double(fmt.byteRate) : nil
         if isPCMLike(fmt.formatTag) {
             guard fmt.blockAlign > 0 else { throw MediaError.invalid(fname, at: start, "block align is 0") }
             duration = Double(dataSize / UInt64(fmt.blockAlign)) / Double(fmt.sampleRate)
-        } else if let n = factSamples, n > 0 {
+            if let claimed = truncatedFrom {
+                let said = Double(claimed / UInt64(fmt.blockAlign)) / Double(fmt.sampleRate)
+                warnings.append("truncated: header says \(String(format: "%.1f", said)) s, data holds \(String(format: "%.1f", duration)) s")
+            }
+        } else if let n = factSamples, n > 0, held.map({ Double(n) / Double(fmt.sampleRate) <= 2 * $0 + 1 }) ?? true {
             duration = Double(n) / Double(fmt.sampleRate)
         } else {
-            guard fmt.byteRate > 0 else { throw MediaError.invalid(fname, at: start, "byte rate is 0 for codec \(codec)") }
-            duration = Double(dataSize) / Double(fmt.byteRate)
+            guard let held else { throw MediaError.invalid(fname, at: start, "byte rate is 0 for codec \(codec)") }
+            if let n = factSamples, n > 0 {
+                let said = Double(n) / Double(fmt.sampleRate)
+                warnings.append("implausible length: 'fact' says \(String(format: "%.1f", said)) s, the data holds about \(String(format: "%.1f", held)) s")
+            }
+            duration = held
         }
         if let id3 { for (k, v) in id3.tags.values { tags.add(k, v) } }
         let info = MediaInfo(
             format: format, codec: codec, duration: duration, sampleRate: fmt.sampleRate, channels: fmt.channels,
             bitsPerSample: fmt.bits > 0 ? fmt.bits : nil, creationTime: bextTime ?? tags.creationTime,
-            tags: tags.values, isBroadcastWave: isBWF)
+            tags: tags.values, isBroadcastWave: isBWF, warnings: warnings)
         return try info.validated(fname)
     }
 

@@ -1,3 +1,5 @@
+@testable import StenoMedia
+
 /// Helpers that assemble container bytes by hand for edge-case tests.
 enum Bytes {
     static func be(_ v: UInt64, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64(n - 1 - $0))) } }
@@ -95,4 +97,43 @@ enum Bytes {
     }
 
     static func syncsafe(_ v: UInt64) -> [UInt8] { [UInt8((v >> 21) & 0x7F), UInt8((v >> 14) & 0x7F), UInt8((v >> 7) & 0x7F), UInt8(v & 0x7F)] }
+
+    // MARK: FLAC
+
+    /// A STREAMINFO body: fixed 4096-sample blocks, `total` samples claimed.
+    static func flacStreamInfo(total: UInt64, rate: UInt64 = 48000, channels: UInt64 = 1, bits: UInt64 = 16) -> [UInt8] {
+        let packed = rate << 44 | (channels - 1) << 41 | (bits - 1) << 36 | total
+        return be(4096, 2) + be(4096, 2) + be(0, 3) + be(0, 3) + be(packed, 8) + [UInt8](repeating: 0, count: 16)
+    }
+
+    /// Frame `number` of a mono 16-bit fixed-blocksize stream: 4096 samples of silence
+    /// (one constant subframe), with valid CRC-8 and CRC-16.
+    static func flacFrame(number: UInt64) -> [UInt8] {
+        // Block size code 12 (4096), rate from STREAMINFO; mono, 16 bits.
+        var f: [UInt8] = [0xFF, 0xF8, 0xC0, 0x08]
+        f += number < 0x80 ? [UInt8(number)] : [0xC0 | UInt8(number >> 6), 0x80 | UInt8(number & 0x3F)]
+        f.append(FLACFrames.crc8(f[...]))
+        f += [0x00, 0x00, 0x00]
+        return f + be(UInt64(FLACFrames.crc16(f[...])), 2)
+    }
+
+    /// A native FLAC file whose STREAMINFO claims `total` samples, followed by `frames`
+    /// frames (of 4096 samples each) and then `tail`.
+    static func flac(total: UInt64, frames: Int, tail: [UInt8] = []) -> [UInt8] {
+        var b = ascii("fLaC") + [0x80, 0, 0, 34] + flacStreamInfo(total: total)
+        for n in 0..<frames { b += flacFrame(number: UInt64(n)) }
+        return b + tail
+    }
+
+    // MARK: CAF
+
+    /// A CAF of 8 kHz mono 16-bit PCM holding `audioBytes` bytes, with a packet table
+    /// claiming `validFrames` when given.
+    static func caf(audioBytes: Int, validFrames: UInt64? = nil) -> [UInt8] {
+        func cafChunk(_ type: String, _ body: [UInt8]) -> [UInt8] { ascii(type) + be(UInt64(body.count), 8) + body }
+        let desc = be(8000.0.bitPattern, 8) + ascii("lpcm") + be(0, 4) + be(2, 4) + be(1, 4) + be(1, 4) + be(16, 4)
+        var b = ascii("caff") + be(1, 2) + be(0, 2) + cafChunk("desc", desc)
+        if let validFrames { b += cafChunk("pakt", be(UInt64(audioBytes / 2), 8) + be(validFrames, 8) + be(0, 4) + be(0, 4)) }
+        return b + cafChunk("data", be(0, 4) + [UInt8](repeating: 0, count: audioBytes))
+    }
 }

@@ -38,6 +38,8 @@ struct ByteSourceTests {
             case "built.m4a": .mp4
             case "built.mp3": .mp3
             case "built.wav": .wav
+            case "built.flac": .flac
+            case "built.caf": .caf
             default: .webm  // Matroska with DocType "webm"
             }
             #expect(format == expected, "\(name)")

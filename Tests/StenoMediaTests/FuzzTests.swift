@@ -27,7 +27,10 @@ struct FuzzTests {
             + Bytes.ebml(0x18538067, Bytes.ebml(0x1549A966, Bytes.ebmlUInt(0x2AD7B1, 1_000_000))
                 + Bytes.ebml(0x1654AE6B, Bytes.ebml(0xAE, Bytes.ebmlUInt(0xD7, 1) + Bytes.ebmlUInt(0x83, 2) + Bytes.ebml(0x86, Bytes.ascii("A_OPUS"))))
                 + Bytes.ebml(0x1F43B675, Bytes.ebmlUInt(0xE7, 0) + Bytes.simpleBlock(track: 1, time: 0) + Bytes.simpleBlock(track: 1, time: 20), unknown: true), unknown: true)
-        return [("built.m4a", Bytes.m4a(created: 3_846_000_000)), ("built.mp3", mp3), ("built.wav", wav), ("built.webm", mkv)]
+        return [
+            ("built.m4a", Bytes.m4a(created: 3_846_000_000)), ("built.mp3", mp3), ("built.wav", wav), ("built.webm", mkv),
+            ("built.flac", Bytes.flac(total: 40 * 4096, frames: 40)), ("built.caf", Bytes.caf(audioBytes: 1600)),
+        ]
     }
 
     static func timedProbe(_ bytes: [UInt8], _ label: @autoclosure () -> String) {

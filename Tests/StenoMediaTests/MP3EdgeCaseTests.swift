@@ -65,7 +65,7 @@ struct MP3EdgeCaseTests {
         // An ID3 tag in front of another container is skipped, detection is by content.
         var si = [UInt8](repeating: 0, count: 34)
         si.replaceSubrange(10..<18, with: Bytes.be(8000 << 44 | 15 << 36 | 8000, 8))
-        let flac = tag + Bytes.ascii("fLaC") + [0x80, 0, 0, 34] + si
+        let flac = tag + Bytes.ascii("fLaC") + [0x80, 0, 0, 34] + si + [UInt8](repeating: 0, count: 100)
         #expect(try MediaProbe.detectFormat(MemoryByteSource(flac)) == .flac)
         let info = try probe(flac)
         #expect(info.format == .flac)
