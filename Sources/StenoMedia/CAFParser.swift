@@ -67,7 +67,7 @@ enum CAFParser {
         }
         guard let desc else { throw MediaError.invalid(name, at: start, "no 'desc' chunk") }
         guard let dataBytes else { throw MediaError.truncated(name, at: pos, "no 'data' chunk before the end of the file") }
-        guard dataBytes > 0 else { throw MediaError.noAudio(name, at: dataStart, "the 'data' chunk is empty") }
+        guard dataBytes > 0 else { throw MediaError.noAudio(name, at: nil, "the 'data' chunk is empty") }
         let rate = Double(bitPattern: desc.be(0, 8) ?? 0)
         guard rate.isFinite, rate >= 1, rate <= Double(MediaLimits.maxSampleRate) else {
             throw MediaError.invalid(name, at: start + 20, "sample rate \(rate) is not plausible")

@@ -45,7 +45,7 @@ enum FLACParser {
         let total = packed & 0xF_FFFF_FFFF
         guard sampleRate > 0 else { throw MediaError.invalid(name, at: start + 8, "STREAMINFO sample rate is 0") }
         let audioBytes = src.remaining(after: pos)
-        guard audioBytes > 0 else { throw MediaError.noAudio(name, at: pos, "the stream ends after its metadata, with no frames") }
+        guard audioBytes > 0 else { throw MediaError.noAudio(name, at: nil, "the stream ends after its metadata, with no frames") }
         let declaredBlock = si.be(2, 2) ?? 0
         let blockLimit = (16...65535).contains(declaredBlock) ? declaredBlock : 65535
         let frames = try FLACFrames.decodedSamples(src, audioStart: pos, fixedBlockSize: si.be(0, 2) ?? 0, maxFrameSize: si.be(7, 3) ?? 0)

@@ -89,7 +89,7 @@ enum WAVParser {
         guard fmt.channels > 0 else { throw MediaError.invalid(fname, at: start, "channel count is 0") }
         let codec = codecName(fmt)
         guard dataSize > 0, !isPCMLike(fmt.formatTag) || dataSize >= UInt64(max(fmt.blockAlign, 1)) else {
-            throw MediaError.noAudio(fname, at: start, "the 'data' chunk is empty")
+            throw MediaError.noAudio(fname, at: nil, "the 'data' chunk is empty")
         }
         let duration: Double
         // What the bytes hold, to check a 'fact' count against: compressed audio's average byte rate.

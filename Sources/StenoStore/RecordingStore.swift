@@ -92,12 +92,15 @@ public struct RecordingMetadata: Sendable, Hashable {
     /// The sidecar as JSON text, unknown keys included.
     public var sidecarJSON: String?
     public var transcript: String?
+    /// Readings a person should see that did not stop the recording being catalogued
+    /// (a file cut short, a sidecar whose length disagrees), one sentence each.
+    public var warnings: [String]
 
     public init(
         format: String, codec: String, duration: Double, sampleRate: Int? = nil, channels: Int? = nil,
         recordedAt: Date? = nil, recordedAtSource: RecordedAtSource? = nil, title: String? = nil,
         iCalUIDHint: String? = nil, eventIDHint: String? = nil, providerHint: String? = nil,
-        sidecarJSON: String? = nil, transcript: String? = nil
+        sidecarJSON: String? = nil, transcript: String? = nil, warnings: [String] = []
     ) {
         self.format = format
         self.codec = codec
@@ -112,6 +115,7 @@ public struct RecordingMetadata: Sendable, Hashable {
         self.providerHint = providerHint
         self.sidecarJSON = sidecarJSON
         self.transcript = transcript
+        self.warnings = warnings
     }
 }
 
@@ -126,10 +130,12 @@ public struct RecordingQuery: Sendable, Hashable {
     public var limit: Int
     /// Only what this user may see; nil for an admin (everything).
     public var visibleTo: Int64?
+    /// Only recordings that carry warnings.
+    public var withWarnings: Bool
 
     public init(
         ownerID: Int64? = nil, status: RecordingStatus? = nil, from: Date? = nil, to: Date? = nil,
-        afterID: Int64? = nil, limit: Int = 100, visibleTo: Int64? = nil
+        afterID: Int64? = nil, limit: Int = 100, visibleTo: Int64? = nil, withWarnings: Bool = false
     ) {
         self.ownerID = ownerID
         self.status = status
@@ -138,5 +144,6 @@ public struct RecordingQuery: Sendable, Hashable {
         self.afterID = afterID
         self.limit = limit
         self.visibleTo = visibleTo
+        self.withWarnings = withWarnings
     }
 }

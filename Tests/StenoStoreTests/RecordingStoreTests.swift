@@ -102,4 +102,22 @@ struct RecordingStoreTests {
         #expect(try await catalog.recordings(RecordingQuery(afterID: mine.id, limit: 10)).map(\.id) == [theirs.id])
         #expect(try await catalog.presentPaths().count == 2)
     }
+
+    @Test func warningsAreKeptListableAndClearedWhenTheFileFails() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        var cut = metadata
+        cut.warnings = ["truncated: header says 11.2 s, data holds 6.7 s"]
+        let warned = try await catalog.recordIngest(
+            IngestRecord(path: "a.wav", size: 1, modified: Date(), contentHash: "a", ownerID: nil, outcome: .ready(cut)))
+        let plain = try await catalog.recordIngest(ingest("b.wav", hash: "b"))
+        #expect(warned.warnings == cut.warnings)
+        #expect(plain.warnings.isEmpty)
+        #expect(try await catalog.recordings(RecordingQuery(withWarnings: true)).map(\.id) == [warned.id])
+        #expect(try await catalog.recordings(RecordingQuery()).first { $0.id == warned.id }?.warnings == cut.warnings)
+        let failed = try await catalog.recordIngest(ingest("a.wav", hash: "a", failed: "no audio in WAV: the 'data' chunk is empty"))
+        #expect(failed.id == warned.id)
+        #expect(failed.warnings.isEmpty)
+        #expect(try await catalog.recordings(RecordingQuery(withWarnings: true)).isEmpty)
+    }
 }

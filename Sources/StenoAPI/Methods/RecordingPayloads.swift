@@ -17,15 +17,21 @@ public struct RecordingListParams: Codable, Sendable, Hashable {
     /// Only this owner's recordings (name, email or id).
     public var owner: String?
     public var status: RecordingStatus?
+    /// Only recordings that carry warnings, when true.
+    public var warnings: Bool?
     /// Recorded at or after `from`, before `to`.
     public var from: Date?
     public var to: Date?
     public var cursor: String?
     public var limit: Int?
 
-    public init(owner: String? = nil, status: RecordingStatus? = nil, from: Date? = nil, to: Date? = nil, cursor: String? = nil, limit: Int? = nil) {
+    public init(
+        owner: String? = nil, status: RecordingStatus? = nil, warnings: Bool? = nil, from: Date? = nil, to: Date? = nil,
+        cursor: String? = nil, limit: Int? = nil
+    ) {
         self.owner = owner
         self.status = status
+        self.warnings = warnings
         self.from = from
         self.to = to
         self.cursor = cursor

@@ -34,6 +34,9 @@ public struct Recording: Sendable, Hashable, Codable, Identifiable {
     public var status: RecordingStatus
     /// Why the recording is `failed`.
     public var failureReason: String?
+    /// Readings a person should see that did not stop the recording being catalogued
+    /// ("truncated: header says 11.2 s, data holds 6.7 s"), one sentence each.
+    public var warnings: [String]
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -42,7 +45,7 @@ public struct Recording: Sendable, Hashable, Codable, Identifiable {
         size: Int64 = 0, format: String? = nil, codec: String? = nil, duration: Double? = nil, sampleRate: Int? = nil,
         channels: Int? = nil, recordedAt: Date? = nil, recordedAtSource: RecordedAtSource? = nil, title: String? = nil,
         iCalUIDHint: String? = nil, eventIDHint: String? = nil, providerHint: String? = nil, transcript: String? = nil,
-        status: RecordingStatus, failureReason: String? = nil, createdAt: Date, updatedAt: Date
+        status: RecordingStatus, failureReason: String? = nil, createdAt: Date, updatedAt: Date, warnings: [String] = []
     ) {
         self.id = id
         self.contentHash = contentHash
@@ -64,6 +67,7 @@ public struct Recording: Sendable, Hashable, Codable, Identifiable {
         self.transcript = transcript
         self.status = status
         self.failureReason = failureReason
+        self.warnings = warnings
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

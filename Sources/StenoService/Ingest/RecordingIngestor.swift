@@ -113,11 +113,26 @@ struct RecordingIngestor: Sendable {
         let start = RecordingTime.resolve(
             sidecar: sidecar?.recordedAt, container: media.creationTime,
             fileName: (fileName as NSString).lastPathComponent, modified: modified, timeZone: timeZone)
+        let length = Self.duration(container: media.duration, sidecar: sidecar?.durationSeconds)
         return RecordingMetadata(
-            format: media.format.rawValue, codec: media.codec, duration: media.duration, sampleRate: media.sampleRate,
+            format: media.format.rawValue, codec: media.codec, duration: length.seconds, sampleRate: media.sampleRate,
             channels: media.channels, recordedAt: start?.date, recordedAtSource: start?.source,
             title: sidecar?.title ?? media.tags["title"], iCalUIDHint: sidecar?.iCalUId, eventIDHint: sidecar?.eventId,
-            providerHint: sidecar?.calendarProvider, sidecarJSON: companions.sidecarJSON, transcript: companions.transcript)
+            providerHint: sidecar?.calendarProvider, sidecarJSON: companions.sidecarJSON, transcript: companions.transcript,
+            warnings: media.warnings + length.warnings)
+    }
+
+    /// Largest difference between the sidecar's length and the file's that goes unremarked.
+    static let sidecarDurationTolerance = 1.0
+
+    /// The recording's length: the container's, or the sidecar's where the container has
+    /// none (0); a warning when both are known and disagree by more than a second.
+    static func duration(container: Double, sidecar: Double?) -> (seconds: Double, warnings: [String]) {
+        guard let sidecar, sidecar > 0 else { return (container, []) }
+        guard container > 0 else { return (sidecar, []) }
+        guard abs(container - sidecar) > sidecarDurationTolerance else { return (container, []) }
+        let text = { (seconds: Double) in String(format: "%.1f", seconds) }
+        return (container, ["sidecar says \(text(sidecar)) s, the file holds \(text(container)) s"])
     }
 
     /// Recordings next to a sidecar or transcript: same folder, same stem.

@@ -16,7 +16,8 @@ struct RecordingMethods: Sendable {
             let limit = try PageCursor.limit(params.limit)
             var query = RecordingQuery(
                 status: params.status, from: params.from, to: params.to,
-                afterID: try params.cursor.map(PageCursor.decode), limit: limit + 1, visibleTo: Self.visibility(of: call.caller))
+                afterID: try params.cursor.map(PageCursor.decode), limit: limit + 1, visibleTo: Self.visibility(of: call.caller),
+                withWarnings: params.warnings ?? false)
             if let owner = params.owner { query.ownerID = try await store.user(matching: owner).id }
             let recordings = try await store.recordings(query)
             let page = Array(recordings.prefix(limit))

@@ -66,6 +66,7 @@ extension SQLiteCatalog: RecordingStore {
                 conditions.append("r.status = ?")
                 _ = arguments.append(contentsOf: [status.rawValue])
             }
+            if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }
             if let from = query.from {
                 conditions.append("r.recorded_at >= ?")
                 _ = arguments.append(contentsOf: [Self.milliseconds(from)])
@@ -217,8 +218,8 @@ extension SQLiteCatalog {
             sql: """
                 INSERT INTO recordings (content_hash, owner_id, size, format, codec, duration, sample_rate, channels,
                     recorded_at, recorded_at_source, title, ical_uid_hint, event_id_hint, provider_hint, sidecar, transcript,
-                    status, failure_reason, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    warnings, status, failure_reason, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(content_hash) DO NOTHING
                 RETURNING id
                 """)
@@ -229,11 +230,11 @@ extension SQLiteCatalog {
                 metadata.format, metadata.codec, metadata.duration, metadata.sampleRate, metadata.channels,
                 metadata.recordedAt.map(milliseconds), metadata.recordedAtSource?.rawValue, metadata.title,
                 metadata.iCalUIDHint, metadata.eventIDHint, metadata.providerHint, metadata.sidecarJSON,
-                metadata.transcript, RecordingStatus.ready.rawValue, nil, now, now,
+                metadata.transcript, warningsJSON(metadata.warnings), RecordingStatus.ready.rawValue, nil, now, now,
             ]
         case .failed(let reason):
             arguments += [
-                nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
+                nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil,
                 RecordingStatus.failed.rawValue, reason, now, now,
             ]
         }
@@ -248,7 +249,7 @@ extension SQLiteCatalog {
                 sql: """
                     UPDATE recordings SET owner_id = COALESCE(owner_id, ?), size = ?, format = ?, codec = ?, duration = ?,
                         sample_rate = ?, channels = ?, recorded_at = ?, recorded_at_source = ?, title = ?,
-                        ical_uid_hint = ?, event_id_hint = ?, provider_hint = ?, sidecar = ?, transcript = ?,
+                        ical_uid_hint = ?, event_id_hint = ?, provider_hint = ?, sidecar = ?, transcript = ?, warnings = ?,
                         status = 'ready', failure_reason = NULL, updated_at = ?
                     WHERE id = ?
                     """
@@ -257,13 +258,13 @@ extension SQLiteCatalog {
                     ingest.ownerID, ingest.size, metadata.format, metadata.codec, metadata.duration,
                     metadata.sampleRate, metadata.channels, metadata.recordedAt.map(milliseconds),
                     metadata.recordedAtSource?.rawValue, metadata.title, metadata.iCalUIDHint, metadata.eventIDHint,
-                    metadata.providerHint, metadata.sidecarJSON, metadata.transcript, now, id,
+                    metadata.providerHint, metadata.sidecarJSON, metadata.transcript, warningsJSON(metadata.warnings), now, id,
                 ])
         case .failed(let reason):
             try db.cachedStatement(
                 sql: """
                     UPDATE recordings SET owner_id = COALESCE(owner_id, ?), size = ?, status = 'failed', failure_reason = ?,
-                        updated_at = ? WHERE id = ?
+                        warnings = NULL, updated_at = ? WHERE id = ?
                     """
             ).execute(arguments: [ingest.ownerID, ingest.size, reason, now, id])
         }
@@ -283,7 +284,7 @@ extension SQLiteCatalog {
     static let recordingColumns = """
         r.id, r.content_hash, r.owner_id, u.name, r.size, r.format, r.codec, r.duration, r.sample_rate, r.channels,
         r.recorded_at, r.recorded_at_source, r.title, r.ical_uid_hint, r.event_id_hint, r.provider_hint, r.transcript,
-        r.status, r.failure_reason, r.created_at, r.updated_at
+        r.status, r.failure_reason, r.created_at, r.updated_at, r.warnings
         """
 
     static func fetchRecordings(
@@ -320,7 +321,19 @@ extension SQLiteCatalog {
             recordedAtSource: (row[11] as String?).flatMap(RecordedAtSource.init(rawValue:)), title: row[12],
             iCalUIDHint: row[13], eventIDHint: row[14], providerHint: row[15], transcript: withTranscript ? row[16] : nil,
             status: RecordingStatus(rawValue: row[17]) ?? .pending, failureReason: row[18],
-            createdAt: date(milliseconds: row[19]), updatedAt: date(milliseconds: row[20]))
+            createdAt: date(milliseconds: row[19]), updatedAt: date(milliseconds: row[20]), warnings: warnings(fromJSON: row[21]))
+    }
+
+    /// Warnings as stored: a JSON array, or NULL when there are none.
+    static func warningsJSON(_ warnings: [String]) -> String? {
+        guard !warnings.isEmpty, let data = try? JSONEncoder().encode(warnings) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Warnings from their stored JSON (none when NULL or unreadable).
+    static func warnings(fromJSON text: String?) -> [String] {
+        guard let text, let list = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else { return [] }
+        return list
     }
 
     /// Recordings from rows of `recordingColumns`, with their paths.

@@ -16,6 +16,7 @@ struct RecordingsCommand: ParsableCommand {
         @Option(name: .long, help: "Only this owner's (name, email or id).") var owner: String?
         @Option(name: .long, help: "pending, ready, failed or missing.") var status: RecordingStatus?
         @Flag(name: .long, help: "Only failed recordings, with the reason.") var failed = false
+        @Flag(name: .long, help: "Only recordings with warnings (a file cut short, a sidecar that disagrees).") var warnings = false
         @Option(name: .long, help: "Recorded on or after (ISO 8601, today, yesterday, monday…).") var from: DateArgument?
         @Option(name: .long, help: "Recorded before.") var to: DateArgument?
 
@@ -30,10 +31,12 @@ struct RecordingsCommand: ParsableCommand {
                     try list.collect { cursor, size in
                         try client.call(
                             StenoMethods.recordingsList,
-                            RecordingListParams(owner: owner, status: status, from: from?.date, to: to?.date, cursor: cursor, limit: size))
+                            RecordingListParams(
+                                owner: owner, status: status, warnings: warnings ? true : nil, from: from?.date, to: to?.date,
+                                cursor: cursor, limit: size))
                     }
                 }
-                Output.print(Output.json(recordings), table: RecordingsCommand.table(recordings, reasons: failed || status == .failed), format: global.format)
+                Output.print(Output.json(recordings), table: RecordingsCommand.table(recordings, reasons: failed || status == .failed || warnings), format: global.format)
                 Output.moreHint(more, "recordings")
             }
         }
@@ -50,6 +53,7 @@ struct RecordingsCommand: ParsableCommand {
                 var table = TableWriter(["FIELD", "VALUE"])
                 table.add(["id", String(recording.id)])
                 table.add(["status", recording.status.rawValue + (recording.failureReason.map { ": " + $0 } ?? "")])
+                for warning in recording.warnings { table.add(["warning", warning]) }
                 table.add(["owner", recording.ownerName ?? "-"])
                 table.add(["recorded", recording.recordedAt.map { Output.date($0) + " (from \(recording.recordedAtSource?.rawValue ?? "?"))" } ?? "-"])
                 table.add(["duration", recording.duration.map { Output.duration(seconds: $0) } ?? "-"])
@@ -73,7 +77,7 @@ struct RecordingsCommand: ParsableCommand {
             table.add([
                 String(recording.id), recording.recordedAt.map(Output.date) ?? "-", recording.ownerName ?? "-",
                 recording.duration.map { Output.duration(seconds: $0) } ?? "-", recording.format ?? "-", recording.status.rawValue,
-                reasons ? (recording.failureReason ?? "") : (recording.paths.first?.path ?? "-"),
+                reasons ? (recording.failureReason ?? recording.warnings.joined(separator: "; ")) : (recording.paths.first?.path ?? "-"),
             ])
         }
         return table
