@@ -23,6 +23,7 @@ enum MP3Parser {
         let spf = UInt64(first.samples)
         let sr = Double(first.sampleRate)
         var duration: Double
+        var warnings: [String] = []
         let available = audioEnd - start
         if let x = xing(firstBytes, first), let frames = x.frames, frames > 0, plausible(frames: frames, bytes: x.bytes, available: available, first) {
             let total = frames * spf
@@ -42,19 +43,33 @@ enum MP3Parser {
                 // Too long to scan whole: extrapolate from the scanned part.
                 duration *= Double(audioEnd - start) / Double(scan.end - start)
             }
+            if let claimed = claimedFrames(firstBytes, first), Double(claimed * spf) / sr > duration + 1 {
+                warnings.append(
+                    "truncated: header says \(String(format: "%.1f", Double(claimed * spf) / sr)) s, data holds \(String(format: "%.1f", duration)) s")
+            }
         }
         let info = MediaInfo(
             format: .mp3, codec: first.layer == 3 ? "mp3" : (first.layer == 2 ? "mp2" : "mp1"), duration: duration,
             sampleRate: first.sampleRate, channels: first.channels, creationTime: id3?.creationTime,
-            tags: tags.values)
+            tags: tags.values, warnings: warnings)
         return try info.validated(name)
+    }
+
+    /// The frame count a Xing/Info or VBRI header claims, when there is one.
+    static func claimedFrames(_ b: [UInt8], _ first: FrameHeader) -> UInt64? {
+        if let frames = xing(b, first)?.frames, frames > 0 { return frames }
+        if let v = vbri(b), v.frames > 0 { return v.frames }
+        return nil
     }
 
     /// A header's counts fit the file. A cut-off download keeps the header of the whole
     /// file; then only a frame scan tells what a decoder will actually play.
     static func plausible(frames: UInt64, bytes: UInt64?, available: UInt64, _ first: FrameHeader) -> Bool {
         if let bytes, bytes > 0, bytes > available + UInt64(first.length) { return false }
-        return frames <= available / 24  // no MPEG audio frame is shorter than 24 bytes
+        // No frame of this stream is shorter than one at the lowest bitrate (32 kbit/s; 8 for MPEG-2 layers II/III).
+        let lowestBitrate = first.version != 1 && first.layer != 1 ? 8 : 32
+        let shortest = max(24, first.samples * lowestBitrate * 125 / max(first.sampleRate, 1))
+        return frames <= available / UInt64(shortest)
     }
 
     struct Xing {

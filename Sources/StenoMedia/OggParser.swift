@@ -68,6 +68,7 @@ enum OggParser {
             throw MediaError.truncated(name, at: start, "no complete audio page with a granule position was found")
         }
         let samples = granule > preSkip ? granule - preSkip : 0
+        guard samples > 0 else { throw MediaError.noAudio(name, at: nil, "the stream holds no samples") }
         let info = MediaInfo(
             format: .ogg, codec: codec, duration: Double(samples) / Double(sampleRate), sampleRate: sampleRate,
             channels: channels, bitsPerSample: bits, creationTime: tags.creationTime, tags: tags.values)

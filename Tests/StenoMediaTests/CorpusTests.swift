@@ -169,6 +169,7 @@ struct CorpusTests {
             let diff = abs(info.duration - r.decoded)
             worst[e.format] = max(worst[e.format] ?? 0, diff)
             #expect(diff <= 0.1, "\(e.name): parsed \(info.duration) s, decoded \(r.decoded) s")
+            #expect(info.warnings.isEmpty, "\(e.name): whole files carry no warnings: \(info.warnings)")
             #expect(info.format == e.format, "\(e.name): format \(info.format)")
             #expect(info.codec == e.codec, "\(e.name): codec \(info.codec)")
             #expect(info.sampleRate == e.sampleRate, "\(e.name): sample rate \(String(describing: info.sampleRate))")

@@ -105,3 +105,31 @@ struct LengthPlausibilityTests {
         #expect(e?.message.contains("can hold at most") == true)
     }
 }
+
+extension LengthPlausibilityTests {
+    // MARK: MP3 and Ogg
+
+    @Test func mp3CutShortKeepsWhatItHoldsWithAWarning() throws {
+        // A Xing header for 1000 frames (26.1 s), more than the bytes hold even at the lowest
+        // bitrate; the file holds 101 (2.6 s).
+        var b = Bytes.xingFrame(frames: 1000, delay: 0, padding: 0)
+        for _ in 0..<100 { b += Bytes.mp3Frame() }
+        let info = try probe(b)
+        #expect(abs(info.duration - 101 * 1152 / 44100.0) < 0.001)
+        #expect(info.warnings == ["truncated: header says 26.1 s, data holds 2.6 s"])
+        var whole = Bytes.xingFrame(frames: 100, delay: 0, padding: 0)
+        for _ in 0..<100 { whole += Bytes.mp3Frame() }
+        #expect(try probe(whole).warnings.isEmpty)
+    }
+
+    @Test func oggWithoutSamplesHasNoAudio() {
+        func page(_ packet: [UInt8], granule: UInt64, seq: UInt64, flags: UInt8) -> [UInt8] {
+            Bytes.ascii("OggS") + [0, flags] + Bytes.le(granule, 8) + Bytes.le(7, 4) + Bytes.le(seq, 4) + [0, 0, 0, 0] + [1, UInt8(packet.count)] + packet
+        }
+        let head = Bytes.ascii("OpusHead") + [1, 1] + Bytes.le(312, 2) + Bytes.le(48000, 4) + [0, 0, 0]
+        let tags = Bytes.ascii("OpusTags") + Bytes.le(0, 4) + Bytes.le(0, 4)
+        // The last page's granule does not reach past the pre-skip: nothing to play.
+        let b = page(head, granule: 0, seq: 0, flags: 2) + page(tags, granule: 0, seq: 1, flags: 0) + page([0xFC], granule: 312, seq: 2, flags: 4)
+        #expect(error(b)?.kind == .noAudio)
+    }
+}

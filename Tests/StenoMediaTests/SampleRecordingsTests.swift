@@ -30,6 +30,7 @@ struct SampleRecordingsTests {
         #expect(info.format == want.format)
         #expect(info.codec == want.codec)
         #expect(abs(info.duration - want.duration) < 0.01)
+        #expect(info.warnings.isEmpty)
         #expect(info.channels == 1)
         #expect(info.creationTime == want.created.flatMap(MediaDate.parse))
     }
