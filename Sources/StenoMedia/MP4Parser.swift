@@ -34,12 +34,14 @@ enum MP4Parser {
         var fragments = MP4Fragments()
         var pos = start
         var boxCount = 0
+        var mediaDataBytes: UInt64 = 0
         // Top-level walk without collecting (long fragmented files have many boxes);
         // every box is at least 8 bytes, so this advances.
         while pos + 8 <= src.size, boxCount < 10_000_000 {
             boxCount += 1
             let box = try MP4Box.read(src, at: pos, limit: src.size)
             pos = box.end
+            if box.type == "mdat" { mediaDataBytes &+= box.end - box.body }
             if box.type == "moof" {
                 if let sound { try fragments.add(src, moof: box, track: sound.trackID) }
                 continue
@@ -103,7 +105,7 @@ enum MP4Parser {
             sampleRate: sound.sampleRate ?? (sound.timescale > 0 && sound.timescale <= UInt64(MediaLimits.maxSampleRate) ? Int(sound.timescale) : nil),
             channels: sound.channels, bitsPerSample: sound.bits, creationTime: created ?? tags.creationTime,
             tags: tags.values)
-        return try info.validated(name)
+        return try info.validated(name).checked(against: mediaDataBytes > 0 ? mediaDataBytes : src.size, name)
     }
 
     private static func track(_ src: some ByteSource, _ trak: MP4Box) throws(MediaError) -> Track {

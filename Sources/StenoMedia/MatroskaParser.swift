@@ -91,7 +91,7 @@ enum MatroskaParser {
         let info = MediaInfo(
             format: format, codec: audio.codec, duration: seconds, sampleRate: audio.sampleRate, channels: audio.channels,
             bitsPerSample: audio.bits, creationTime: created ?? tags.creationTime, tags: tags.values)
-        return try info.validated(name)
+        return try info.validated(name).checked(against: src.size, name)
     }
 
     /// Calls `body` with each child element of `parent` and its data (capped at 4 KiB).

@@ -102,4 +102,26 @@ extension MediaInfo {
         }
         return self
     }
+
+    /// Most samples one byte of a codec's data can carry: PCM at least a byte per sample;
+    /// an AAC frame (up to 2048 samples with SBR) at least a byte; anything else up to
+    /// 8192 (Opus DTX, Vorbis long blocks), container overhead not even counted.
+    var mostSamplesPerByte: Double {
+        if codec.hasPrefix("pcm_") { return 1 }
+        return codec == "aac" ? 2048 : 8192
+    }
+
+    /// Fails when the duration is longer than `bytes` of audio data can hold at any
+    /// bitrate the codec has (a corrupt header, not a long recording).
+    func checked(against bytes: UInt64, _ formatName: String) throws(MediaError) -> MediaInfo {
+        // The lowest common rate gives the largest bound when the container does not say.
+        let rate = Double(sampleRate ?? 8000)
+        let most = Double(bytes) * mostSamplesPerByte / rate
+        guard duration <= most + 1 else {
+            throw MediaError.invalid(
+                formatName, at: nil,
+                "the header's duration \(String(format: "%.1f", duration)) s is more than \(bytes) bytes of \(codec) can hold (at most \(String(format: "%.1f", most)) s)")
+        }
+        return self
+    }
 }

@@ -38,9 +38,11 @@ enum Bytes {
         return box("trak", box("mdia", mdhd(timescale: timescale, duration: duration) + hdlr + box("minf", box("stbl", stsd))))
     }
 
-    static func m4a(created: UInt64, channels: UInt8 = 1, mdat: [UInt8] = box("mdat", [1, 2, 3])) -> [UInt8] {
+    /// An AAC M4A of 2 s (or `seconds`) whose media data is `mdat`.
+    static func m4a(created: UInt64, channels: UInt8 = 1, seconds: UInt64 = 2, mdat: [UInt8] = box("mdat", [UInt8](repeating: 1, count: 64))) -> [UInt8] {
         let ftyp = box("ftyp", ascii("M4A ") + be(0, 4) + ascii("isom"))
-        let moov = box("moov", mvhd(created: created, duration: 2000) + soundTrak(timescale: 44100, duration: 88200, entry: mp4aEntry(rate: 44100, rateIndex: 4, channels: channels)))
+        let track = soundTrak(timescale: 44100, duration: 44100 * seconds, entry: mp4aEntry(rate: 44100, rateIndex: 4, channels: channels))
+        let moov = box("moov", mvhd(created: created, duration: 1000 * seconds) + track)
         return ftyp + moov + mdat
     }
 

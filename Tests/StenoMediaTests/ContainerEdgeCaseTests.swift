@@ -91,6 +91,14 @@ struct ContainerEdgeCaseTests {
         #expect(abs(try probe(two).duration - 1.04) < 0.001)
     }
 
+    @Test func matroskaDurationBeyondWhatTheBytesHoldIsInvalid() {
+        // A day claimed by a file of a few hundred bytes.
+        let info = Bytes.ebmlUInt(0x2AD7B1, 1_000_000) + Bytes.ebml(0x4489, Bytes.be(Double(86_400_000).bitPattern, 8))
+        let e = error(webm(segmentUnknown: false, info: info, cluster: Bytes.ebmlUInt(0xE7, 0), clusterUnknown: false))
+        #expect(e?.kind == .invalid)
+        #expect(e?.message.contains("can hold") == true)
+    }
+
     @Test func matroskaDurationAndDateUTC() throws {
         let ns: Int64 = 816_168_600_000_000_000  // nanoseconds after 2001-01-01
         let info = Bytes.ebmlUInt(0x2AD7B1, 1_000_000) + Bytes.ebml(0x4489, Bytes.be(Double(7300).bitPattern, 8))

@@ -107,7 +107,15 @@ struct LengthPlausibilityTests {
 }
 
 extension LengthPlausibilityTests {
-    // MARK: MP3 and Ogg
+    // MARK: MP3, Ogg and MP4
+
+    @Test func mp4ClaimingMoreThanItsMediaDataHoldsIsInvalid() throws {
+        // An hour of AAC in 64 bytes of media data: no bitrate is that low.
+        let e = error(Bytes.m4a(created: 0, seconds: 3600))
+        #expect(e?.kind == .invalid)
+        #expect(e?.message.contains("more than 64 bytes of aac can hold") == true)
+        #expect(try probe(Bytes.m4a(created: 0, seconds: 2)).duration > 1.9)
+    }
 
     @Test func mp3CutShortKeepsWhatItHoldsWithAWarning() throws {
         // A Xing header for 1000 frames (26.1 s), more than the bytes hold even at the lowest
