@@ -17,6 +17,9 @@ enum CAFParser {
         var cookieChannels: Int?
         var cookieRate: Int?
         var tags = TagSet()
+        var claimedDataBytes: UInt64?
+        var cutAt: UInt64 = 0
+        var warnings: [String] = []
         var pos = start + 8
         var n = 0
         // Each chunk advances pos by at least its 12-byte header.
@@ -29,9 +32,12 @@ enum CAFParser {
             let avail = src.remaining(after: body)
             if type == "data" {
                 // -1: the data runs to the end (a recording still being written).
-                let size = raw == UInt64.max ? avail : raw
-                guard size <= avail else {
-                    throw MediaError.truncated(name, at: pos, "chunk 'data' at offset \(pos) claims \(size) bytes but the file ends at \(src.size)")
+                var size = raw == UInt64.max ? avail : raw
+                if size > avail {
+                    // Cut short: constant-size packets still say what is there (checked below).
+                    claimedDataBytes = size >= 4 ? size - 4 : 0
+                    cutAt = pos
+                    size = avail
                 }
                 dataBytes = size >= 4 ? size - 4 : 0  // 4-byte edit count precedes the audio
                 dataStart = body + 4
@@ -81,7 +87,14 @@ enum CAFParser {
         // Every packet takes at least one byte (or exactly bytesPerPacket): a count beyond that is a corrupt header.
         let mostFrames = bytesPerPacket > 0 ? (dataBytes / bytesPerPacket + 1) &* framesPerPacket : dataBytes &* framesPerPacket
         var frames: UInt64
-        if let v = validFrames, v > 0 {
+        if let claimed = claimedDataBytes {
+            guard bytesPerPacket > 0, framesPerPacket > 0 else {
+                throw MediaError.truncated(name, at: cutAt, "chunk 'data' at offset \(cutAt) claims \(claimed + 4) bytes but the file ends at \(src.size)")
+            }
+            frames = (dataBytes / bytesPerPacket) &* framesPerPacket
+            let said = Double((claimed / bytesPerPacket) &* framesPerPacket) / rate
+            warnings.append("truncated: header says \(String(format: "%.1f", said)) s, data holds \(String(format: "%.1f", Double(frames) / rate)) s")
+        } else if let v = validFrames, v > 0 {
             frames = v
         } else if bytesPerPacket > 0, framesPerPacket > 0 {
             frames = (dataBytes / bytesPerPacket) &* framesPerPacket
@@ -103,7 +116,7 @@ enum CAFParser {
         let info = MediaInfo(
             format: .caf, codec: codec, duration: Double(frames) / rate, sampleRate: cookieRate ?? Int(rate),
             channels: cookieChannels ?? channels, bitsPerSample: bits > 0 ? bits : nil,
-            creationTime: tags.creationTime, tags: tags.values)
+            creationTime: tags.creationTime, tags: tags.values, warnings: warnings)
         return try info.validated(name)
     }
 

@@ -99,6 +99,16 @@ struct LengthPlausibilityTests {
         #expect((try? probe(Bytes.caf(audioBytes: 1600)))?.duration == 0.1)
     }
 
+    @Test func cafCutShortKeepsWhatItHoldsWithAWarning() throws {
+        // 8 kHz mono 16-bit: the 'data' chunk claims 11.2 s, the file holds 6.7 s.
+        var b = Bytes.caf(audioBytes: 107_200)
+        let sizeAt = b.count - 107_200 - 4 - 8
+        b.replaceSubrange(sizeAt..<(sizeAt + 8), with: Bytes.be(179_200 + 4, 8))
+        let info = try probe(b)
+        #expect(info.duration == 6.7)
+        #expect(info.warnings == ["truncated: header says 11.2 s, data holds 6.7 s"])
+    }
+
     @Test func cafPacketTableClaimingMoreThanTheBytesHoldIsInvalid() {
         let e = error(Bytes.caf(audioBytes: 1600, validFrames: 8000 * 3600))
         #expect(e?.kind == .invalid)
