@@ -72,7 +72,7 @@ enum FLACParser {
             if let frames, frames > 0 { return frames }
             throw MediaError.unsupported(name, at: offset, "STREAMINFO has no total sample count (stream length unknown) and no complete frame was found")
         }
-        let mostSamples = (audioBytes / smallestFrame + 1) * blockLimit
+        let mostSamples = min(audioBytes / smallestFrame + 1, UInt64.max / blockLimit) * blockLimit
         if claimed > mostSamples {
             guard let frames, frames > 0 else {
                 throw MediaError.invalid(
