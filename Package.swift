@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// Steno: a catalog of meeting recordings linked to the calendar meetings they captured.
@@ -13,6 +13,8 @@ let package = Package(
         .executable(name: "steno-bench", targets: ["steno-bench"]),
         .library(name: "StenoCore", targets: ["StenoCore"]),
         .library(name: "StenoAPI", targets: ["StenoAPI"]),
+        // For the iOS app that pushes Apple Calendar events: Foundation only, no EventKit.
+        .library(name: "StenoAgent", targets: ["StenoAgent"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // CalDAV, ICS URLs and Microsoft Graph: HTTP/1.1 + TLS with pooling and redirects.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The device agent's HTTPS endpoint. Its swift-configuration support and full-Foundation
+        // extras are not used: without those traits it builds less.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // MARK: Core domain — no I/O.
@@ -66,9 +71,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
             ],
             plugins: ["EmbedSchemaPlugin"]
         ),
+
+        // MARK: The device agent library (Apple Calendar on an iPhone pushes to stenod).
+        .target(name: "StenoAgent"),
 
         // MARK: Entry points.
         .executableTarget(
@@ -126,6 +136,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoAPI", "stenod", "steno"]),
         .testTarget(name: "EndToEndTests", dependencies: ["StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno"]),
     ],
     swiftLanguageModes: [.v6]

@@ -40,6 +40,7 @@ public enum StenoMethods {
         recordingsList.name, recordingsGet.name, recordingsIngest.name,
         accountsAdd.name, accountsList.name, accountsRemove.name, accountsSync.name, calendarsList.name,
         accountsSignIn.name, accountsSignInStatus.name,
+        devicesAdd.name, devicesList.name, devicesRevoke.name, devicesPair.name,
         meetingsList.name, meetingsGet.name, attendeesList.name, searchQuery.name, meetingsCreate.name, meetingsRename.name,
         recordingsExplain.name, linksList.name, linksHistory.name, linksSet.name, linksRemove.name, linksRevalidate.name,
         rpcDiscover,

@@ -36,11 +36,16 @@ public struct SystemStatus: Codable, Sendable, Hashable {
     public var queueDepth: Int64
     /// Who the daemon thinks the caller is.
     public var caller: CallerInfo
+    /// Where the device agent's HTTP listener is bound (`127.0.0.1:8787`, `unix:/path`), with
+    /// `https://` or `http://`; nil when it is off.
+    public var deviceAgent: String?
 
     public init(
         version: String, startedAt: Date, uptimeSeconds: Double, schemaVersion: Int, databasePath: String,
-        socketPath: String, inboxPath: String, counts: [String: Int64], queueDepth: Int64, caller: CallerInfo
+        socketPath: String, inboxPath: String, counts: [String: Int64], queueDepth: Int64, caller: CallerInfo,
+        deviceAgent: String? = nil
     ) {
+        self.deviceAgent = deviceAgent
         self.version = version
         self.startedAt = startedAt
         self.uptimeSeconds = uptimeSeconds
