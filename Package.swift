@@ -28,6 +28,8 @@ let package = Package(
         // The device agent's HTTPS endpoint. Its swift-configuration support and full-Foundation
         // extras are not used: without those traits it builds less.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Certificates and keys for the device agent's own TLS (Hummingbird's TLS builds on it).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // MARK: Core domain — no I/O.
@@ -72,7 +74,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             plugins: ["EmbedSchemaPlugin"]
         ),

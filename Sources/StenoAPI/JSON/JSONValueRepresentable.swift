@@ -31,7 +31,7 @@ extension CallerInfo: JSONValueRepresentable {
 
 extension SystemStatus: JSONValueRepresentable {
     public var jsonValue: JSONValue {
-        .object([
+        var object: [String: JSONValue] = [
             "version": .string(version),
             "startedAt": JSONValue(date: startedAt),
             "uptimeSeconds": .double(uptimeSeconds),
@@ -42,6 +42,8 @@ extension SystemStatus: JSONValueRepresentable {
             "counts": .object(counts.mapValues { .int($0) }),
             "queueDepth": .int(queueDepth),
             "caller": caller.jsonValue,
-        ])
+        ]
+        if let deviceAgent { object["deviceAgent"] = .string(deviceAgent) }
+        return .object(object)
     }
 }

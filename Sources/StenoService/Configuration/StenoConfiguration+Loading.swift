@@ -5,7 +5,7 @@ extension StenoConfiguration {
     /// The settings a TOML file may hold, by their names in the file.
     static let fileKeys: Set<String> = [
         "socket", "socket_group", "socket_mode", "data_dir", "inbox", "database", "log_level", "log_format", "rpc",
-        "jobs", "schedule", "watcher", "calendars", "links",
+        "jobs", "schedule", "watcher", "calendars", "links", "device_agent",
     ]
     static let rpcKeys: Set<String> = [
         "max_frame_bytes", "max_in_flight_per_connection", "threads", "max_running_per_uid", "max_connections_per_uid",
@@ -115,6 +115,7 @@ extension StenoConfiguration {
         try applyWatcher(file: settings, path: path)
         try applyCalendars(file: settings, path: path)
         try applyLinks(file: settings, path: path)
+        try applyDeviceAgent(file: settings, path: path)
         return (inbox != nil, database != nil)
     }
 

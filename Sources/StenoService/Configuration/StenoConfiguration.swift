@@ -34,6 +34,8 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var calendars = CalendarSettings()
     /// Linking and revalidation (`[links]`).
     public var links = LinkSettings()
+    /// The device agent's HTTP listener (`[device_agent]`).
+    public var deviceAgent = DeviceAgentSettings()
 
     /// How log lines are written.
     public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {

@@ -22,3 +22,7 @@ extension InboxWatcher: CustomStringConvertible {
 extension CalendarSyncScheduler: CustomStringConvertible {
     var description: String { "CalendarSyncScheduler" }
 }
+
+extension DeviceAgentServer: CustomStringConvertible {
+    var description: String { "DeviceAgentServer" }
+}

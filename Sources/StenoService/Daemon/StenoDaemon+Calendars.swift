@@ -37,10 +37,13 @@ extension StenoDaemon {
             ICSProvider(transport: transport, defaultTimeZone: zone),
             CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: zone)),
             graph,
+            DeviceCalendarProvider(),
         ]
         let syncer = CalendarSyncer(
             store: store, providers: providers, secrets: secrets, settings: configuration.calendars, logger: logger)
-        let writers: [CalendarProviderKind: any CalendarEventWriter] = [.graph: graph, .caldav: CalDAVEventWriter(transport: transport)]
+        let writers: [CalendarProviderKind: any CalendarEventWriter] = [
+            .graph: graph, .caldav: CalDAVEventWriter(transport: transport), .device: DeviceEventRequests(),
+        ]
         let lookups: [CalendarProviderKind: any CalendarEventLookup] = [.graph: graph]
         return CalendarRuntime(
             transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignInRegistry(),

@@ -76,8 +76,10 @@ public struct StenoDaemon: Sendable {
         let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
         let watcher = makeInboxWatcher(store: store, queue: queue)
         let calendarScheduler = CalendarSyncScheduler(store: store, queue: queue, tick: .seconds(15), logger: logger)
+        let deviceAgentEndpoint = DeviceAgentEndpoint()
         let dispatcher = try makeDispatcher(
-            store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)), calendars: calendars, linker: linker)
+            store: store, queue: queue, jobKinds: Set(handlers.map(\.kind)), calendars: calendars, linker: linker,
+            deviceAgentEndpoint: deviceAgentEndpoint)
         // Half the cores by default: on small machines fewer loops mean fewer context switches (a
         // steadier tail latency), and the other cores stay free for ingestion and calendar sync.
         let threads = configuration.rpc.threads > 0 ? configuration.rpc.threads : max(1, System.coreCount / 2)
@@ -89,14 +91,25 @@ public struct StenoDaemon: Sendable {
             logger: logger,
             onReady: { SocketActivation.notifyReady(environment: environment) }
         )
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: pool), .init(service: watcher), .init(service: scheduler), .init(service: calendarScheduler),
+        ]
+        if configuration.deviceAgent.listen != nil {
+            let api = DeviceAgentAPI(
+                store: store, queue: queue, throttle: AuthFailureThrottle(), contacts: DeviceContactLog(),
+                defaultTimeZone: configuration.calendarTimeZone.identifier, logger: logger)
+            services.append(
+                .init(
+                    service: DeviceAgentServer(
+                        settings: configuration.deviceAgent, api: api, endpoint: deviceAgentEndpoint, eventLoopGroup: eventLoops,
+                        logger: logger)))
+        }
+        services.append(.init(service: server))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                // Shut down in reverse: the server stops taking requests, the scheduler and the
+                // Shut down in reverse: the servers stop taking requests, the scheduler and the
                 // watcher stop enqueuing, then the pool finishes or releases its jobs.
-                services: [
-                    .init(service: pool), .init(service: watcher), .init(service: scheduler), .init(service: calendarScheduler),
-                    .init(service: server),
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             ))
@@ -115,14 +128,15 @@ public struct StenoDaemon: Sendable {
     /// The method table with every method of this build.
     func makeDispatcher(
         store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil, calendars: CalendarRuntime? = nil,
-        linker: RecordingLinker? = nil
+        linker: RecordingLinker? = nil, deviceAgentEndpoint: DeviceAgentEndpoint? = nil
     ) throws -> RPCDispatcher {
         let queue = queue ?? JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         var table = RPCMethodTable()
         SystemMethods(
             store: store, startedAt: Date(), startedAtInstant: .now, configuration: configuration,
-            openRPCDocument: try SystemMethods.loadOpenRPCDocument()
+            openRPCDocument: try SystemMethods.loadOpenRPCDocument(), deviceAgentEndpoint: deviceAgentEndpoint
         ).register(in: &table)
+        DeviceMethods(store: store, defaultTimeZone: configuration.calendarTimeZone.identifier).register(in: &table)
         UserMethods(store: store).register(in: &table)
         AdminMethods(store: store).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)

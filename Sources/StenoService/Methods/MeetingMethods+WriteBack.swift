@@ -77,7 +77,7 @@ extension MeetingMethods {
         guard let source = candidates.first else {
             throw RPCError.failedPrecondition(
                 sources.isEmpty
-                    ? "meeting \(params.id) is in no calendar Steno can write to (Microsoft 365 or CalDAV)"
+                    ? "meeting \(params.id) is in no calendar Steno can write to (Microsoft 365, CalDAV or a paired phone)"
                     : "meeting \(params.id) is in no calendar of yours that Steno can write to; its owner or an admin may rename it")
         }
         let mirrored = try await writeBack.rename(source, title: title)
@@ -106,7 +106,7 @@ extension MeetingMethods {
         switch calendars.count {
         case 0:
             throw RPCError.failedPrecondition(
-                "\(owner.name) has no Microsoft 365 or CalDAV calendar Steno can write to; add one, e.g. "
+                "\(owner.name) has no Microsoft 365, CalDAV or phone calendar Steno can write to; add one, e.g. "
                     + "steno accounts add graph --client-id APP-ID --write")
         case 1:
             return calendars[0]

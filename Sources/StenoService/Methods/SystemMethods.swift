@@ -10,6 +10,8 @@ struct SystemMethods: Sendable {
     let configuration: StenoConfiguration
     /// `Schema/openrpc.json`, parsed once.
     let openRPCDocument: JSONValue
+    /// Where the device agent listens, once it does.
+    var deviceAgentEndpoint: DeviceAgentEndpoint? = nil
 
     func register(in table: inout RPCMethodTable) {
         table.register(StenoMethods.systemVersion, access: .anyone) { _, _ in
@@ -35,7 +37,8 @@ struct SystemMethods: Sendable {
             inboxPath: configuration.inboxDirectory,
             counts: statistics.counts,
             queueDepth: statistics.queueDepth,
-            caller: CallerInfo(uid: caller.credentials.uid, user: caller.user?.name, role: caller.role ?? .member)
+            caller: CallerInfo(uid: caller.credentials.uid, user: caller.user?.name, role: caller.role ?? .member),
+            deviceAgent: deviceAgentEndpoint?.current
         )
     }
 

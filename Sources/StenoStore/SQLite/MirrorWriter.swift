@@ -13,12 +13,17 @@ struct MirrorWriter {
     let db: Database
     let now: Int64
     var summary = MirrorChangeSummary()
+    /// The resources whose rows this writer inserted, changed or tombstoned.
+    var changedResources: Set<String> = []
     private let statements: MirrorStatements
+    /// Orders every row this change set writes for the change feeds.
+    private var clock: ChangeClock
 
     init(db: Database, now: Int64) {
         self.db = db
         self.now = now
         statements = MirrorStatements(db)
+        clock = ChangeClock(now: now)
     }
 
     /// What the mirror holds of one event row.
@@ -57,7 +62,9 @@ struct MirrorWriter {
         }
         if changes.keepsResourceTags { try remember(changes.updatedResources, calendarID: calendarID) }
         for resource in changes.removedResources {
+            let deletedBefore = summary.deleted
             try tombstone(existing[resource] ?? [:])
+            if summary.deleted != deletedBefore { changedResources.insert(resource) }
             try forget(resource: resource, calendarID: calendarID)
             existing[resource] = nil
         }
@@ -67,6 +74,7 @@ struct MirrorWriter {
             try forgetResources(calendarID: calendarID, except: Set(changes.updatedResources.map(\.resource)))
         }
         try refreshSearch(meetingIDs: summary.touchedMeetingIDs)
+        try clock.save(db)
         if let state = changes.syncState {
             try db.execute(
                 sql: "UPDATE calendars SET sync_state = ?, updated_at = ? WHERE id = ?", arguments: [state, now, calendarID])
@@ -112,6 +120,8 @@ struct MirrorWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(account_id, remote_id) DO UPDATE SET name = excluded.name, color = excluded.color,
                     time_zone = coalesce(excluded.time_zone, time_zone), updated_at = excluded.updated_at
+                WHERE name IS NOT excluded.name OR color IS NOT excluded.color
+                    OR (excluded.time_zone IS NOT NULL AND time_zone IS NOT excluded.time_zone)
                 """,
             arguments: [accountID, calendar.remoteID, calendar.name, calendar.color, calendar.timeZone, now, now])
         return try Int64.fetchOne(
@@ -194,6 +204,10 @@ struct MirrorWriter {
     }
 
     mutating func replace(resource update: ResourceUpdate, calendarID: Int64, existing: [String: ExistingRow], window: DateInterval?) throws {
+        let before = (summary.inserted, summary.updated, summary.deleted)
+        defer {
+            if (summary.inserted, summary.updated, summary.deleted) != before { changedResources.insert(update.resource) }
+        }
         var leftover = existing
         for occurrence in update.occurrences {
             let previous = leftover.removeValue(forKey: occurrence.remoteID)
@@ -221,7 +235,8 @@ struct MirrorWriter {
 
     mutating func tombstone(_ rows: [String: ExistingRow]) throws {
         for row in rows.values where !row.isDeleted {
-            try db.cachedStatement(sql: "UPDATE events SET deleted_at = ?, updated_at = ? WHERE id = ?").execute(arguments: [now, now, row.id])
+            try db.cachedStatement(sql: "UPDATE events SET deleted_at = ?, updated_at = ?, change_seq = ? WHERE id = ?")
+                .execute(arguments: [now, now, try clock.next(db), row.id])
             summary.deleted += 1
             if let meetingID = row.meetingID { summary.touchedMeetingIDs.insert(meetingID) }
         }
@@ -241,7 +256,7 @@ struct MirrorWriter {
         return try lookup.fetchInt64() ?? 0
     }
 
-    func upsertEvent(
+    mutating func upsertEvent(
         _ occurrence: EventOccurrence, calendarID: Int64, resource: String, etag: String?, fingerprint: Int64, meetingID: Int64
     ) throws -> Int64 {
         let stored = StoredEventKeys.columns(occurrence, resource: resource)
@@ -274,6 +289,7 @@ struct MirrorWriter {
         statement.bind(occurrence.organizer.map { organizer in
             (occurrence.attendees.first { $0.email == organizer.email } ?? organizer).response.rawValue
         })
+        statement.bind(try clock.next(db))
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
         var lookup = try statements(.eventByRemoteID)
         lookup.bind(calendarID)
