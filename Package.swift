@@ -141,7 +141,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoAPI", "stenod", "steno"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno",
+                // The device agent's HTTPS endpoint, as a phone reaches it.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
