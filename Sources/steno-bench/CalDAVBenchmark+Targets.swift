@@ -171,7 +171,7 @@ final class VdirsyncerRun {
 
 extension Duration {
     /// The duration in seconds.
-    fileprivate var seconds: Double {
+    var seconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }

@@ -7,6 +7,8 @@ struct StenoBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steno-bench",
         abstract: "Steno's benchmarks. Run in release: swift run -c release steno-bench <name>.",
-        subcommands: [RPCBenchmark.self, IngestBenchmark.self, LinkBenchmark.self, CalDAVBenchmark.self, GraphBenchmark.self]
+        subcommands: [
+            RPCBenchmark.self, IngestBenchmark.self, LinkBenchmark.self, CalDAVBenchmark.self, GraphBenchmark.self, DeviceBenchmark.self,
+        ]
     )
 }

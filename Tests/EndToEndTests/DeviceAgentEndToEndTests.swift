@@ -24,56 +24,6 @@ struct DeviceAgentEndToEndTests {
         return daemon
     }
 
-    /// 500 events as a phone sends them: timed in three zones (daylight-saving days among
-    /// them), all-day single and multi-day, past midnight, non-ASCII, with attendees.
-    static func phoneEvents(stamp: Int64 = 1_000) -> [JSONValue] {
-        let zones = ["Europe/Berlin", "America/New_York", "Asia/Tokyo"]
-        // The days clocks change in 2026 (Berlin: 29 March, 25 October; New York: 8 March, 1 November).
-        let days = ["2026-03-29", "2026-10-25", "2026-03-08", "2026-11-01", "2026-06-15", "2026-12-31", "2027-01-04"]
-        let titles = ["Standup", "Réunion d'équipe", "東京 sync", "Ünïcode ✓", "Planning"]
-        return (0..<500).map { index in
-            var event: [String: JSONValue] = [
-                "externalId": .string("EK-\(index)"), "externalCalendarId": .string(index % 4 == 0 ? "CAL-HOME" : "CAL-WORK"),
-                "calendarTitle": .string(index % 4 == 0 ? "Home" : "Work"), "externalUpdatedAt": .int(stamp + Int64(index)),
-                "title": .string("\(titles[index % titles.count]) \(index)"), "date": .string(days[index % days.count]),
-                "timeZone": .string(zones[index % zones.count]),
-            ]
-            switch index % 10 {
-            case 0:  // all-day, one day
-                break
-            case 1:  // all-day over three days
-                event["endDate"] = .string(Self.day(after: days[index % days.count], by: 2))
-            case 2:  // past midnight
-                event["startTime"] = "23:30"
-                event["endTime"] = "00:45"
-                event["endDate"] = .string(Self.day(after: days[index % days.count], by: 1))
-            default:
-                // 02:30 does not exist on a spring-forward day: the phone never sends it, so neither do we.
-                let hour = 8 + index % 9
-                event["startTime"] = .string(String(format: "%02d:%02d", hour, (index * 5) % 60))
-                event["endTime"] = .string(String(format: "%02d:%02d", hour + 1, (index * 5) % 60))
-            }
-            if index % 3 == 0 {
-                event["attendees"] = [
-                    ["email": "bob@example.com", "name": "Bøb", "status": "accepted", "role": "required"],
-                    ["email": .string("guest\(index)@example.org"), "status": "tentative", "role": "optional"],
-                ]
-                event["organizer"] = ["email": "alice@example.com", "name": "Alice"]
-            }
-            return .object(event)
-        }
-    }
-
-    static func day(after text: String, by days: Int) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let formatter = DateFormatter()
-        formatter.calendar = calendar
-        formatter.timeZone = calendar.timeZone
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: calendar.date(byAdding: .day, value: days, to: formatter.date(from: text)!)!)
-    }
-
     /// The fields a phone sent, to compare with what the feed gives back.
     static func essentials(_ event: JSONValue) -> [String] {
         let attendees = (event["attendees"]?.arrayValue ?? []).compactMap { $0["email"]?.stringValue }.sorted().joined(separator: ",")
@@ -86,7 +36,7 @@ struct DeviceAgentEndToEndTests {
         let http = try DeviceAgentHTTP(daemon: daemon)
         let (token, device) = try await http.pair(daemon)
         #expect(device["timeZone"]?.stringValue == "Europe/Berlin")
-        let events = Self.phoneEvents()
+        let events = PhoneEvents.sample(count: 500)
         let pushed = try await http.post("/sync/apple/events/upsert", token: token, json: ["events": .array(events)])
         #expect(pushed.status == 200)
         #expect(pushed.json["counts"]?["ok"]?.intValue == 500, "\(pushed.json)")

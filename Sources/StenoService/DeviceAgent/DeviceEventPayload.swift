@@ -2,30 +2,35 @@ import Foundation
 import StenoAPI
 import StenoCore
 
-/// Reads one event object of `POST /sync/apple/events/upsert` into a ``DeviceEventWrite``.
+/// Reads one event object of `POST /sync/apple/events/upsert` into a `DeviceEventWrite`.
 ///
 /// Times arrive as the device shows them: a day (`date`, `YYYY-MM-DD`), local times
 /// (`startTime`/`endTime`, `HH:mm`, both absent for an all-day event), and the zone they are
 /// local to (`timeZone`, else the device's). A field that cannot be read fails this event
 /// only, naming the field; unknown fields are ignored.
-struct DeviceEventPayload {
+public struct DeviceEventPayload: Sendable {
     /// The device's account: events without an iCalendar UID get meetings of their own in it.
-    let accountID: Int64
+    public let accountID: Int64
     /// The zone of events sent without one.
-    let deviceTimeZone: TimeZone
+    public let deviceTimeZone: TimeZone
+
+    public init(accountID: Int64, deviceTimeZone: TimeZone) {
+        self.accountID = accountID
+        self.deviceTimeZone = deviceTimeZone
+    }
 
     /// Why one event was refused.
-    struct FieldError: Error, Hashable {
-        var field: String
-        var message: String
+    public struct FieldError: Error, Hashable {
+        public var field: String
+        public var message: String
     }
 
     /// The event's `externalId` when it has a readable one (results name events by it).
-    static func externalID(of value: JSONValue) -> String? {
+    public static func externalID(of value: JSONValue) -> String? {
         value["externalId"]?.stringValue
     }
 
-    func write(from value: JSONValue) throws(FieldError) -> DeviceEventWrite {
+    public func write(from value: JSONValue) throws(FieldError) -> DeviceEventWrite {
         guard case .object = value else { throw FieldError(field: "", message: "an event is a JSON object") }
         let externalID = try requiredString("externalId", in: value, maxBytes: 1024)
         let occurrenceDate = try milliseconds("occurrenceDate", in: value).map(EpochMilliseconds.date)
