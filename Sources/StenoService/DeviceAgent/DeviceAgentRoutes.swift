@@ -54,8 +54,11 @@ struct DeviceAgentRoutes: Sendable {
         let address = clientAddress(request, peer: context.peer)
         var outcome: DeviceAgentResponse
         do {
-            let body = try await readBody(request)
-            outcome = try await withTimeLimit { try await handle(address, body) }
+            // A body that trickles in counts against the time limit too.
+            outcome = try await withTimeLimit {
+                let body = try await readBody(request)
+                return try await handle(address, body)
+            }
         } catch let refusal as DeviceAgentResponse {
             outcome = refusal
         } catch is CancellationError {
@@ -76,6 +79,7 @@ struct DeviceAgentRoutes: Sendable {
     /// The body, at most `max_body_bytes`: a larger one is refused before it is read when its
     /// length is declared, and as soon as it passes the limit when it is not.
     private func readBody(_ request: Request) async throws -> [UInt8] {
+        let request = request
         guard request.method == .post else { return [] }
         let tooLarge = DeviceAgentResponse.error(413, "the body is larger than \(settings.maxBodyBytes) bytes; send fewer events per request")
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > settings.maxBodyBytes { throw tooLarge }
