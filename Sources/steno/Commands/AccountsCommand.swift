@@ -35,7 +35,26 @@ struct AccountsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a calendar account and sync it.", subcommands: [ICS.self, CalDAV.self, Graph.self])
+            abstract: "Add a calendar account and sync it.", subcommands: [ICS.self, CalDAV.self, Graph.self, Device.self])
+    }
+
+    /// `device` accounts belong to a phone and come with its token, so they are made by
+    /// `steno devices`; this answers a person who looks for them here, without asking the daemon.
+    struct Device: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "device", abstract: "Devices (iPhones with the Steno agent) are added with steno devices add or steno devices pair.")
+        @Argument(parsing: .allUnrecognized, help: .hidden) var ignored: [String] = []
+
+        func run() throws {
+            try reportingFailures {
+                throw CLIFailure(
+                    message: """
+                        device accounts are made by adding the device: steno devices pair --label NAME prints a one-time \
+                        code to enter on the phone; steno devices add --label NAME prints a token (see steno devices --help)
+                        """,
+                    exitCode: 64)
+            }
+        }
     }
 
     struct ICS: ParsableCommand {
