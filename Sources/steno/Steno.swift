@@ -16,7 +16,7 @@ struct Steno: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            StatusCommand.self, RecordingsCommand.self, IngestCommand.self, AccountsCommand.self, CalendarsCommand.self, SyncCommand.self,
+            StatusCommand.self, RecordingsCommand.self, IngestCommand.self, AccountsCommand.self, CalendarsCommand.self, SyncCommand.self, DevicesCommand.self,
             MeetingsCommand.self, AttendeesCommand.self, SearchCommand.self,
             LinksCommand.self, LinkCommand.self, UnlinkCommand.self, RevalidateCommand.self,
             UsersCommand.self, JobsCommand.self, AdminCommand.self, CallCommand.self, DemoCommand.self,

@@ -4,7 +4,7 @@ import StenoAPI
 /// `steno status`: is the daemon up, what does it hold, who am I to it.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show the daemon's state: uptime, schema, database, counts, queue.")
+        commandName: "status", abstract: "Show the daemon's state: uptime, schema, database, device agent listener, counts, queue.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -18,6 +18,7 @@ struct StatusCommand: ParsableCommand {
             table.add(["database", status.databasePath])
             table.add(["socket", status.socketPath])
             table.add(["inbox", status.inboxPath])
+            if let listener = status.deviceAgent { table.add(["device agent", listener]) }
             table.add(["you", "uid \(status.caller.uid) → \(status.caller.user ?? "(no user)") (\(status.caller.role.rawValue))"])
             table.add(["queue", String(status.queueDepth)])
             for (name, count) in status.counts.sorted(by: { $0.key < $1.key }) {

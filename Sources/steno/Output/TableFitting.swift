@@ -11,7 +11,7 @@ enum TableFitting {
     /// Columns whose text may be cut; any other column is shown whole.
     static let freeTextColumns: Set<String> = [
         "TITLE", "ORGANIZER", "OWNER", "SOURCE", "PATH", "REASON", "DETAIL", "MATCH", "NAME", "EMAIL", "EMAILS",
-        "DISPLAY NAME", "LAST-ERROR", "VALUE", "REMOTE ID", "MEETING",
+        "DISPLAY NAME", "LAST-ERROR", "VALUE", "REMOTE ID", "MEETING", "LABEL",
     ]
     /// Columns left out, in this order, when cutting text is not enough.
     static let droppableColumns = ["NEXT SYNC", "CALENDARS", "END", "ATTENDEES", "UIDS", "TIME ZONE", "SCORE", "METHOD"]
