@@ -193,11 +193,12 @@ struct DevicesCommand: ParsableCommand {
                 (see the README, "Apple Calendar device agent"), restart stenod, then enter \(what) on the device.
                 """
         }
-        return """
-            Next: in the Steno app, enter \(what) and the server's address. stenod's device agent listens
-            at \(listener); a device reaches it there or through the reverse proxy in front of it
-            (e.g. https://steno.example.com, which forwards /sync/ to it).
-            """
+        // A listener on a Unix socket is reachable only through the reverse proxy.
+        let address =
+            listener.contains("unix:")
+            ? "the reverse proxy's address (e.g. https://steno.example.com)"
+            : "the address at which the phone reaches this server\n(the reverse proxy's, e.g. https://steno.example.com, or this host's with the listener's port)"
+        return "Next: in the Steno app, enter \(what) and \(address).\nstenod's device agent listens at \(listener)."
     }
 
     /// A pairing code in a box, indented, so that it stands out from the sentences around it.
@@ -209,13 +210,14 @@ struct DevicesCommand: ParsableCommand {
     /// How long ago (or from now) `date` is, roughly: `just now`, `5m ago`, `in 10m`, `3h ago`, `2d ago`.
     static func relative(_ date: Date, now: Date) -> String {
         let seconds = date.timeIntervalSince(now)
-        let magnitude = Int(abs(seconds))
+        // Rounded to the nearest unit: a code valid for 599 more seconds reads "in 10m".
+        let magnitude = Int(abs(seconds).rounded())
         guard magnitude >= 60 else { return seconds < 0 ? "just now" : "in under a minute" }
         let amount: String
         switch magnitude {
-        case ..<3600: amount = "\(magnitude / 60)m"
-        case ..<86_400: amount = "\(magnitude / 3600)h"
-        default: amount = "\(magnitude / 86_400)d"
+        case ..<3570: amount = "\((magnitude + 30) / 60)m"
+        case ..<84_600: amount = "\((magnitude + 1800) / 3600)h"
+        default: amount = "\((magnitude + 43_200) / 86_400)d"
         }
         return seconds < 0 ? "\(amount) ago" : "in \(amount)"
     }
