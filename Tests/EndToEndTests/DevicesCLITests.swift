@@ -66,6 +66,7 @@ struct DevicesCLITests {
             let output = try command(daemon, as: otherUID, ["devices", "list"] + format)
             #expect(output.status == 0, "\(format): \(output.stderr)")
             #expect(Self.tokens(in: output.stdout).isEmpty, "a token in \(format): \(output.stdout)")
+            #expect(output.stdout.hasSuffix("\n"), "\(format) ends without a newline")
         }
         let csv = try command(daemon, as: otherUID, ["devices", "-o", "csv"])
         #expect(csv.stdout.hasPrefix("ID,LABEL,TIME ZONE,LAST CONTACT,EVENTS,STATE\n"), "\(csv.stdout)")
