@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import StenoAPI
 import StenoTesting
 import Testing
@@ -149,41 +146,25 @@ struct DevicesCLITests {
         #expect(paired.stdout.contains(listener) && !paired.stdout.contains("[device_agent]"), "\(paired.stdout)")
     }
 
-    /// A request to the device agent listener at `base`; the status and the JSON answer.
-    static func http(_ method: String, _ base: String, _ path: String, token: String? = nil, body: String? = nil) async throws -> (
-        status: Int, json: JSONValue
-    ) {
-        let url = try #require(URL(string: base + path))
-        var request = URLRequest(url: url, timeoutInterval: 30)
-        request.httpMethod = method
-        request.httpBody = body.map { Data($0.utf8) }
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if let token { request.setValue("Device \(token)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = try #require(response as? HTTPURLResponse).statusCode
-        return (status, try JSONValue.parse(Array(data)))
-    }
-
     @Test func aPhonePairedWithTheCodeShowsItsLastContactAndEventsUntilRevoked() async throws {
         let daemon = try daemonWithMembers(extraConfig: "[device_agent]\nlisten = \"127.0.0.1:0\"\n")
         defer { daemon.shutdown() }
-        let status = try JSONValue.parse(try steno(daemon, ["status", "--json"]).stdout)
-        let base = try #require(status["deviceAgent"]?.stringValue, "\(status)")
-        #expect(base.hasPrefix("http://127.0.0.1:") && !base.hasSuffix(":0"), "\(base)")
+        let agent = try DeviceAgentHTTP(daemon: daemon)
+        #expect(agent.baseURL.hasPrefix("http://127.0.0.1:") && !agent.baseURL.hasSuffix(":0"), "\(agent.baseURL)")
 
         let paired = try command(daemon, as: otherUID, ["devices", "pair", "--label", "my-iphone", "--time-zone", "Europe/Berlin", "--json"])
         try #require(paired.status == 0, "\(paired.stderr)")
         let code = try JSONValueDecoder().decode(DevicePairing.self, from: try JSONValue.parse(paired.stdout)).code
         // Typed on a phone: lower case, the dash left out.
         let typed = code.lowercased().replacingOccurrences(of: "-", with: " ")
-        let registered = try await Self.http("POST", base, "/sync/devices/register", body: #"{"pairingCode": "\#(typed)", "label": "ignored"}"#)
+        let registered = try await agent.post("/sync/devices/register", json: ["pairingCode": .string(typed), "label": "ignored"])
         #expect(registered.status == 201, "\(registered.json)")
         let token = try #require(registered.json["deviceToken"]?.stringValue, "\(registered.json)")
         let id = try #require(registered.json["device"]?["id"]?.intValue)
         #expect(registered.json["device"]?["label"]?.stringValue == "my-iphone", "the label of steno devices pair wins")
 
-        let events = #"{"events": [{"externalId": "A1", "externalCalendarId": "CAL-1", "calendarTitle": "Work", "title": "Standup", "date": "2026-11-25", "startTime": "09:30", "endTime": "09:45"}, {"externalId": "A2", "externalCalendarId": "CAL-1", "title": "Offsite", "date": "2026-11-26"}]}"#
-        let pushed = try await Self.http("POST", base, "/sync/apple/events/upsert", token: token, body: events)
+        let events = try JSONValue.parse(#"{"events": [{"externalId": "A1", "externalCalendarId": "CAL-1", "calendarTitle": "Work", "title": "Standup", "date": "2026-11-25", "startTime": "09:30", "endTime": "09:45"}, {"externalId": "A2", "externalCalendarId": "CAL-1", "title": "Offsite", "date": "2026-11-26"}]}"#)
+        let pushed = try await agent.post("/sync/apple/events/upsert", token: token, json: events)
         #expect(pushed.status == 200 && pushed.json["counts"]?["ok"] == .int(2), "\(pushed.json)")
 
         let listed = try command(daemon, as: otherUID, ["devices"])
@@ -195,12 +176,12 @@ struct DevicesCLITests {
         #expect(Self.tokens(in: listed.stdout).isEmpty && !daemon.log.contains(token), "the token is never shown or logged again")
 
         // Used once: the same code again is refused.
-        let again = try await Self.http("POST", base, "/sync/devices/register", body: #"{"pairingCode": "\#(code)"}"#)
+        let again = try await agent.post("/sync/devices/register", json: ["pairingCode": .string(code)])
         #expect(again.status == 401, "\(again.json)")
 
         let revoked = try command(daemon, as: otherUID, ["devices", "revoke", String(id)])
         #expect(revoked.status == 0 && revoked.stdout.contains("its 2 mirrored events stay"), "\(revoked.stdout) \(revoked.stderr)")
-        let refused = try await Self.http("POST", base, "/sync/apple/events/upsert", token: token, body: events)
+        let refused = try await agent.post("/sync/apple/events/upsert", token: token, json: events)
         #expect(refused.status == 401, "\(refused.json)")
     }
 }
