@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import StenoAPI
 import StenoCore
 import StenoTesting
@@ -82,6 +84,23 @@ struct DeviceAgentBadInputEndToEndTests {
         let live = try await http.feed("/sync/apple/events/changes", token: token, includeDeleted: false)
         #expect(live.events.compactMap { $0["externalId"]?.stringValue }.sorted() == ["G1", "G2", "G3"])
         #expect(try await http.post(path, token: token, json: good("G4")).json["results"]?[0]?["status"]?.stringValue == "ok")
+    }
+
+    /// A body that never ends is cut off at the request time limit, and the daemon serves on.
+    @Test func aRequestOutlastingTheTimeLimitIsAnswered503() async throws {
+        let daemon = try DeviceAgentEndToEndTests.daemon("request_timeout_seconds = 1\n")
+        let http = try DeviceAgentHTTP(daemon: daemon)
+        let (token, _) = try await http.pair(daemon)
+        var request = HTTPClientRequest(url: http.baseURL + "/sync/apple/events/upsert")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Device \(token)")
+        let (endless, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        continuation.yield(ByteBuffer(string: #"{"events": ["#))
+        request.body = .stream(endless, length: .unknown)
+        let response = try await http.client.execute(request, timeout: .seconds(30))
+        continuation.finish()
+        #expect(response.status.code == 503)
+        #expect(try await http.post("/sync/apple/events/upsert", token: token, json: good("AFTER")).status == 200)
     }
 
     @Test func plainHTTPOnAnAddressOthersCanReachIsRefused() throws {
