@@ -7,10 +7,11 @@ extension MeetingsCommand {
     /// `steno meetings create --for-recording ID`: an event for a recording that has none.
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a meeting covering a recording in its owner's calendar (Microsoft 365 or CalDAV) and link it.",
+            abstract: "Create a meeting covering a recording in its owner's calendar (Microsoft 365, CalDAV or a paired phone) and link it.",
             discussion: """
                 The event spans the recording (start time and length) in the owner's only writable calendar, or the one
                 named with --calendar (see steno calendars). Microsoft 365 accounts need write access: steno accounts signin ID --write.
+                In a phone's calendar the event waits in the phone's change feed until the Steno agent creates it there.
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(name: .customLong("for-recording"), help: "The recording the meeting is for.") var recording: Int64
@@ -49,7 +50,12 @@ extension MeetingsCommand {
             Output.print(Output.json(result), table: TableWriter([]), format: format)
             return
         }
-        let provider = result.provider == .graph ? "Microsoft 365" : result.provider.rawValue
+        let provider =
+            switch result.provider {
+            case .graph: "Microsoft 365"
+            case .device: "phone"
+            default: result.provider.rawValue
+            }
         var line = "\(verb)"
         if let meeting = result.meeting {
             line += " meeting \(meeting.id) \"\(meeting.title)\" (\(meeting.start.map(Output.date) ?? "?") – \(meeting.end.map(Output.date) ?? "?"))"
@@ -60,5 +66,6 @@ extension MeetingsCommand {
         if let recording = result.recording, result.meeting != nil { line += "; recording \(recording) is linked to it" }
         Output.say(line)
         if let job = result.syncJob { Output.say("the calendar syncs now (job \(job)) and brings the rest: steno sync --wait") }
+        if result.provider == .device { Output.say("the phone creates the event at its next sync") }
     }
 }
