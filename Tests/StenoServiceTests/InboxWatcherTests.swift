@@ -8,20 +8,56 @@ import Testing
 
 @testable import StenoService
 
-/// Collects what the watcher reports.
+/// Collects what the watcher reports: its changes and, in the same order, its states.
 final class ChangeLog: Sendable {
-    private let changes = Mutex<[InboxChange]>([])
-    func append(_ change: InboxChange) { changes.withLock { $0.append(change) } }
-    var all: [InboxChange] { changes.withLock { $0 } }
+    enum Entry: Sendable, Hashable {
+        case change(InboxChange)
+        case state(InboxWatcherState)
+    }
+
+    private let entries = Mutex<[Entry]>([])
+    func append(_ change: InboxChange) { entries.withLock { $0.append(.change(change)) } }
+    func append(_ state: InboxWatcherState) { entries.withLock { $0.append(.state(state)) } }
+    var all: [InboxChange] {
+        entries.withLock { $0.compactMap { if case .change(let change) = $0 { change } else { nil } } }
+    }
 
     /// Waits (bounded) until `predicate` holds.
     func wait(timeout: Duration = .seconds(10), until predicate: ([InboxChange]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if predicate(all) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return predicate(all)
+    }
+
+    /// Waits (bounded) until the watcher has said it is ready.
+    func waitUntilReady(timeout: Duration = .seconds(10)) async -> Bool {
+        await waitForEntries(timeout: timeout) { $0.contains(.state(.ready)) }
+    }
+
+    /// Waits (bounded) until the watcher's last word is that it is idle: everything it saw has
+    /// been reported, so nothing more comes without a new change on disk.
+    func waitUntilQuiet(timeout: Duration = .seconds(10)) async -> Bool {
+        await waitForEntries(timeout: timeout) { $0.last == .state(.idle) }
+    }
+
+    /// A place in the log, to wait for what comes after it.
+    func mark() -> Int { entries.withLock { $0.count } }
+
+    /// Waits (bounded) until the watcher, after `mark`, has said it is idle again.
+    func waitUntilQuiet(after mark: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        await waitForEntries(timeout: timeout) { $0.dropFirst(mark).contains(.state(.idle)) && $0.last == .state(.idle) }
+    }
+
+    private func waitForEntries(timeout: Duration, _ predicate: ([Entry]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if entries.withLock({ predicate($0) }) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return entries.withLock { predicate($0) }
     }
 }
 
@@ -33,10 +69,11 @@ struct InboxWatcherTests {
         return path
     }()
 
+    /// Starts a watcher and waits until it is ready (unless `firstScan` holds its first scan).
     func start(
         pollingOnly: Bool = false, known: [String: FileSignature] = [:], bufferLimit: Int = 4096,
-        slowStart: Bool = false, settle: Duration = .milliseconds(400)
-    ) -> (Task<Void, any Error>, ChangeLog) {
+        firstScan: FirstScanGate? = nil, settle: Duration = .milliseconds(400)
+    ) async -> (Task<Void, any Error>, ChangeLog) {
         var settings = InboxWatcherSettings()
         settings.settleInterval = settle
         settings.pollingOnly = pollingOnly
@@ -46,11 +83,13 @@ struct InboxWatcherTests {
             inbox: inbox, settings: settings, logger: Logger(label: "test"), bufferLimit: bufferLimit,
             knownPaths: {
                 // A slow first catalog read keeps the loop busy while events pile up.
-                if slowStart, log.all.isEmpty { try? await Task.sleep(for: .milliseconds(1500)) }
+                await firstScan?.pass()
                 return known
             },
-            onChange: { log.append($0) })
-        return (Task { try await watcher.run() }, log)
+            onChange: { log.append($0) }, onState: { log.append($0) })
+        let task = Task { try await watcher.run() }
+        if firstScan == nil { #expect(await log.waitUntilReady(), "the watcher never said it was ready") }
+        return (task, log)
     }
 
     func write(_ path: String, _ text: String = "data") throws {
@@ -59,9 +98,8 @@ struct InboxWatcherTests {
 
     @Test func copiedMovedAndNestedFilesSettleOnceAndLitterIsIgnored() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
-        let (task, log) = start()
+        let (task, log) = await start()
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
         try write("alice/a.wav")
         try write("alice/.DS_Store")
         try write("alice/b.m4a.part")
@@ -72,7 +110,7 @@ struct InboxWatcherTests {
         try write("bob/2026/nested.mp3")
         let all: Set<InboxChange> = [.settled("alice/a.wav"), .settled("alice/moved.wav"), .settled("bob/2026/nested.mp3")]
         #expect(await log.wait { Set($0).isSuperset(of: all) }, "\(log.all)")
-        try await Task.sleep(for: .milliseconds(600))
+        #expect(await log.waitUntilQuiet())
         #expect(log.all.count == 3, "each file once, litter ignored: \(log.all)")
     }
 
@@ -81,9 +119,8 @@ struct InboxWatcherTests {
     /// folder asks for came after the files had settled.
     @Test func aRescanBeforeTheCatalogCatchesUpReportsNothingTwice() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
-        let (task, log) = start(known: [:])
+        let (task, log) = await start(known: [:])
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
         try write("alice/a.wav")
         try write("alice/a.json", #"{"title": "Standup"}"#)
         let both: Set<InboxChange> = [.settled("alice/a.wav"), .settled("alice/a.json")]
@@ -91,16 +128,18 @@ struct InboxWatcherTests {
         // A folder with a subfolder moved in: its watch comes after the scan, so the watcher rescans.
         let outside = NSTemporaryDirectory() + "steno-outside-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: outside + "/2026/11", withIntermediateDirectories: true)
+        #expect(await log.waitUntilQuiet())
+        let beforeMove = log.mark()
         #expect(rename(outside, inbox + "/carol") == 0)
-        try await Task.sleep(for: .milliseconds(1200))
+        // The move makes the watcher busy (a rescan) and then idle again: wait for that.
+        #expect(await log.waitUntilQuiet(after: beforeMove))
         #expect(log.all.count == 2, "each file once: \(log.all)")
     }
 
     @Test func aFileMovedInLongAfterItWasWrittenNeedsNoSettleWait() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
-        let (task, log) = start(settle: .seconds(3))
+        let (task, log) = await start(settle: .seconds(3))
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
         // As sync tools deliver: written elsewhere an hour ago, renamed into the inbox.
         let outside = NSTemporaryDirectory() + "steno-old-\(getpid()).wav"
         try "recorded an hour ago".write(toFile: outside, atomically: false, encoding: .utf8)
@@ -119,9 +158,8 @@ struct InboxWatcherTests {
 
     @Test func filesWrittenTheMomentTheirFolderAppearsAreAllReported() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
-        let (task, log) = start()
+        let (task, log) = await start()
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
         // No pause between the folder and its files: whatever lands before the watch exists must
         // be found by the folder's scan, whatever lands after must have events (no rescan for 600 s).
         for round in 0..<5 {
@@ -134,9 +172,8 @@ struct InboxWatcherTests {
 
     @Test func slowWriteSettlesOnlyAfterClose() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
-        let (task, log) = start()
+        let (task, log) = await start()
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
         let handle = try #require(FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: inbox + "/alice/slow.wav", contents: nil); return inbox + "/alice/slow.wav" }()))
         for _ in 0..<4 {
             handle.write(Data(repeating: 1, count: 1000))
@@ -151,9 +188,8 @@ struct InboxWatcherTests {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
         try write("alice/old.wav")
         let signature = try #require(FileSignature(path: inbox + "/alice/old.wav"))
-        let (task, log) = start(known: ["alice/old.wav": signature])
+        let (task, log) = await start(known: ["alice/old.wav": signature])
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
         _ = rename(inbox + "/alice/old.wav", inbox + "/alice/new.wav")
         #expect(await log.wait { $0.contains(.removed("alice/old.wav")) && $0.contains(.settled("alice/new.wav")) }, "\(log.all)")
         try FileManager.default.removeItem(atPath: inbox + "/alice/new.wav")
@@ -166,7 +202,7 @@ struct InboxWatcherTests {
         try write("alice/new.wav")
         try write("alice/note.json", "{}")
         let unchanged = try #require(FileSignature(path: inbox + "/alice/unchanged.wav"))
-        let (task, log) = start(known: ["alice/unchanged.wav": unchanged, "alice/vanished.wav": FileSignature(size: 1, modifiedMilliseconds: 1)])
+        let (task, log) = await start(known: ["alice/unchanged.wav": unchanged, "alice/vanished.wav": FileSignature(size: 1, modifiedMilliseconds: 1)])
         defer { task.cancel() }
         let expected: Set<InboxChange> = [.settled("alice/new.wav"), .settled("alice/note.json"), .removed("alice/vanished.wav")]
         #expect(await log.wait { Set($0) == expected }, "\(log.all)")
@@ -176,24 +212,44 @@ struct InboxWatcherTests {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
         // A one-read buffer while the loop is stuck in its first rescan: files arriving one
         // by one overflow it, and only the overflow marker makes the watcher look again.
-        let (task, log) = start(bufferLimit: 1, slowStart: true)
+        let gate = FirstScanGate()
+        let (task, log) = await start(bufferLimit: 1, firstScan: gate)
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await gate.waitUntilReached(), "the watcher never began its first scan")
         for index in 0..<20 {
             try write("alice/burst-\(index).wav", "content \(index)")
+            // The writer pauses, so each file's events come in a read of their own.
             try await Task.sleep(for: .milliseconds(40))
         }
+        gate.open()
         let expected = Set((0..<20).map { InboxChange.settled("alice/burst-\($0).wav") })
         #expect(await log.wait(timeout: .seconds(15)) { Set($0).isSuperset(of: expected) }, "\(Set(log.all).intersection(expected).count) of 20")
     }
 
     @Test func pollingModeFindsFilesWithoutInotify() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
-        let (task, log) = start(pollingOnly: true)
+        let (task, log) = await start(pollingOnly: true)
         defer { task.cancel() }
-        try await Task.sleep(for: .milliseconds(200))
         try write("alice/polled.flac")
         #expect(await log.wait { $0.contains(.settled("alice/polled.flac")) }, "\(log.all)")
+    }
+}
+
+/// Holds the watcher's first catalog read until the test opens it, telling when it is reached.
+final class FirstScanGate: Sendable {
+    private let state = Mutex<(reached: Bool, open: Bool)>((false, false))
+
+    /// Called from the watcher's catalog read: waits (bounded) until the gate opens.
+    func pass() async {
+        state.withLock { $0.reached = true }
+        for _ in 0..<3_000 where !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    func open() { state.withLock { $0.open = true } }
+
+    func waitUntilReached() async -> Bool {
+        for _ in 0..<1_000 where !state.withLock({ $0.reached }) { try? await Task.sleep(for: .milliseconds(10)) }
+        return state.withLock { $0.reached }
     }
 }
 

@@ -11,6 +11,15 @@ enum InboxChange: Sendable, Hashable {
     case removed(String)
 }
 
+/// What the watcher is doing, for whoever waits on it (tests, a readiness probe).
+enum InboxWatcherState: Sendable, Hashable {
+    /// The first scan is done and every folder is watched: changes from now on are seen.
+    case ready
+    /// Nothing waits to settle, to be written or to be rescanned: every change seen so far
+    /// has been reported. Told each time the watcher becomes so.
+    case idle
+}
+
 /// How the watcher watches.
 public struct InboxWatcherSettings: Sendable, Hashable {
     /// How long size and mtime must stay unchanged before a file is read.
@@ -38,14 +47,18 @@ final class InboxWatcher: Service, Sendable {
     private let logger: Logger
     /// Reads of events the loop may fall behind by before it rescans instead.
     private let bufferLimit: Int
+    /// Told when the watcher is ready and each time it becomes idle.
+    private let onState: @Sendable (InboxWatcherState) -> Void
 
     /// A watcher reporting the changes found together in one call, so they can be queued in
     /// one transaction.
     init(
         inbox: String, settings: InboxWatcherSettings, logger: Logger, bufferLimit: Int = 4096,
         knownPaths: @escaping @Sendable () async throws -> [String: FileSignature],
-        onChanges: @escaping @Sendable ([InboxChange]) async -> Bool
+        onChanges: @escaping @Sendable ([InboxChange]) async -> Bool,
+        onState: @escaping @Sendable (InboxWatcherState) -> Void = { _ in }
     ) {
+        self.onState = onState
         self.inbox = inbox
         self.settings = settings
         self.logger = logger
@@ -58,14 +71,15 @@ final class InboxWatcher: Service, Sendable {
     convenience init(
         inbox: String, settings: InboxWatcherSettings, logger: Logger, bufferLimit: Int = 4096,
         knownPaths: @escaping @Sendable () async throws -> [String: FileSignature],
-        onChange: @escaping @Sendable (InboxChange) async -> Void
+        onChange: @escaping @Sendable (InboxChange) async -> Void,
+        onState: @escaping @Sendable (InboxWatcherState) -> Void = { _ in }
     ) {
         self.init(
             inbox: inbox, settings: settings, logger: logger, bufferLimit: bufferLimit, knownPaths: knownPaths,
             onChanges: { changes in
                 for change in changes { await onChange(change) }
                 return true
-            })
+            }, onState: onState)
     }
 
     /// How often the loop looks for settled files: a fifth of the settle interval, so a file
@@ -86,6 +100,8 @@ final class InboxWatcher: Service, Sendable {
         await rescan(&state, reader: reader, firstTime: true)
         var nextRescan = ContinuousClock.now + rescanEvery
         logger.info("watching \(inbox)", metadata: ["mode": "\(reader == nil ? "polling" : "inotify")"])
+        onState(.ready)
+        var wasIdle = false
 
         for await input in inputs.cancelOnGracefulShutdown() {
             if reader?.takeLostEvents() == true {
@@ -110,6 +126,9 @@ final class InboxWatcher: Service, Sendable {
                     nextRescan = .now + rescanEvery
                 }
             }
+            let idle = state.isIdle
+            if idle, !wasIdle { onState(.idle) }
+            wasIdle = idle
         }
         reader?.stop()
     }
@@ -160,6 +179,9 @@ final class InboxWatcher: Service, Sendable {
         var retryAt: ContinuousClock.Instant?
         /// The wait before the last such rescan, doubled while handing over keeps failing.
         var retryDelay: Duration = .zero
+
+        /// Nothing waits: every change seen so far has been reported.
+        var isIdle: Bool { tracker.isEmpty && !needsRescan && !eventsLost && retryAt == nil }
     }
 
     /// Applies a read of events to the state; returns the files reported gone.

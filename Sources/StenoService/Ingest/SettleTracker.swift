@@ -28,6 +28,9 @@ struct SettleTracker {
     /// Paths waiting to settle.
     var pendingCount: Int { candidates.count }
 
+    /// Whether no file is waiting to settle or being written.
+    var isEmpty: Bool { candidates.isEmpty && writing.isEmpty }
+
     /// CREATE or MODIFY: someone is writing.
     mutating func noteWriting(_ path: String, now: ContinuousClock.Instant) {
         writing[path] = now
