@@ -125,10 +125,10 @@ let package = Package(
         ),
 
         // MARK: Tests.
-        .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore"]),
+        .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoTesting"]),
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia"]),
+        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting"]),
         .testTarget(
             name: "StenoCalendarTests", dependencies: ["StenoCalendar", "StenoCore", "StenoTesting", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"]),

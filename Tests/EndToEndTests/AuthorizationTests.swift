@@ -4,7 +4,7 @@ import StenoTesting
 import Testing
 
 /// Identity from SO_PEERCRED: unknown uids, members and admins, connecting as another uid.
-@Suite("Authorization by peer credentials", .serialized, .enabled(if: canSwitchUsers, "needs root and setpriv to connect as another uid"))
+@Suite("Authorization by peer credentials", .serialized, .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to connect as another uid"))
 struct AuthorizationTests {
     let daemon: TestDaemon
 

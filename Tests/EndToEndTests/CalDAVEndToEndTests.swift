@@ -7,7 +7,7 @@ import Testing
 /// A CalDAV account from the CLI against a real daemon and a real Radicale (127.0.0.1): added
 /// with a password file, synced, listed with its health; an event added through CalDAV
 /// appears after the next sync; a wrong password shows as "needs credentials" with the reason.
-@Suite("CalDAV accounts end to end against Radicale", .serialized, .enabled(if: RadicaleServer.isInstalled, "needs `pip install radicale`"))
+@Suite("CalDAV accounts end to end against Radicale", .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
 struct CalDAVEndToEndTests {
     /// A one-hour event `days` from now, in UTC.
     static func event(uid: String, summary: String, days: Double) -> String {
@@ -42,8 +42,8 @@ struct CalDAVEndToEndTests {
         return try JSONValueDecoder().decode([AccountSummary].self, from: try JSONValue.parse(result.stdout))
     }
 
-    @Test func aCalDAVAccountIsAddedSyncedAndShowsItsHealth() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") else { return }
+    @Test(.enabled(if: TestRequirement.runs(when: TestRequirement.hasExecutable("/usr/bin/curl")), "needs curl"))
+    func aCalDAVAccountIsAddedSyncedAndShowsItsHealth() throws {
         let radicale = try RadicaleServer(users: ["alice": "alice-pw", "bob": "bob-pw"])
         defer { radicale.shutdown() }
         try curl(

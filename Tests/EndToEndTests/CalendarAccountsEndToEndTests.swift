@@ -58,8 +58,8 @@ struct CalendarAccountsEndToEndTests {
         #expect(try steno(daemon, ["accounts", "remove", String(account.id)]).status == 4)
     }
 
-    @Test func membersSeeAndChangeOnlyTheirOwnAccounts() throws {
-        guard canSwitchUsers else { return }
+    @Test(.enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as a member"))
+    func membersSeeAndChangeOnlyTheirOwnAccounts() throws {
         let daemon = try sharedSocketDaemon(extraConfig: Self.config)
         defer { daemon.shutdown() }
         #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com"]).status == 0)

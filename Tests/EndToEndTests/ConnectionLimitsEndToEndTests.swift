@@ -9,7 +9,7 @@ import Testing
 @Suite("Connection limits of a real daemon", .serialized)
 struct ConnectionLimitsEndToEndTests {
     /// Whether a check that needs root and setpriv must run: always under CI.
-    static var mayAct: Bool { canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true" }
+    static var mayAct: Bool { TestRequirement.runs(when: canSwitchUsers) }
 
     @Test(.enabled(if: mayAct, "needs root and setpriv to connect as another uid"))
     func idleConnectionOfAnUnmappedUIDIsClosedSoon() throws {

@@ -43,7 +43,7 @@ struct DataPermissionsEndToEndTests {
     }
 
     /// Runs where another uid can be used, and under CI=true always (failing there if it cannot).
-    @Test(.enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv"))
+    @Test(.enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv"))
     func anotherUserCannotOpenTheCatalogOrABackup() throws {
         try #require(canSwitchUsers, "needs root and /usr/bin/setpriv to act as another uid")
         let daemon = try Self.daemonUnderUmask022()

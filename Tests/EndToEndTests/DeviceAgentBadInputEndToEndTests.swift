@@ -115,7 +115,7 @@ struct DeviceAgentBadInputEndToEndTests {
         #expect(result.stderr.contains("allow_plain_http"), "\(result.stderr)")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") || ProcessInfo.processInfo.environment["CI"] == "true"))
+    @Test(.enabled(if: TestRequirement.runs(when: TestRequirement.hasExecutable("/usr/bin/openssl")), "needs openssl to make a certificate"))
     func tlsWithASelfSignedCertificate() async throws {
         let folder = NSTemporaryDirectory() + "steno-device-tls-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

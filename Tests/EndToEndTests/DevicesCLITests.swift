@@ -7,7 +7,7 @@ import Testing
 /// once and never again; an admin sees every device with its owner.
 @Suite(
     "steno devices", .serialized,
-    .enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv to act as a member"))
+    .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as a member"))
 struct DevicesCLITests {
     /// `steno ARGUMENTS` as `uid` (nil: root, an admin).
     func command(_ daemon: TestDaemon, as uid: UInt32?, _ arguments: [String]) throws -> CommandResult {

@@ -9,7 +9,7 @@ import Testing
 /// daemon must not become a way around file permissions.
 @Suite(
     "ICS file access end to end", .serialized,
-    .enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv to act as other uids"))
+    .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as other uids"))
 struct ICSFileAccessEndToEndTests {
     /// Alice's private calendar, 0600 and hers, with an event only she may see.
     func privateCalendar(in daemon: TestDaemon, owner: UInt32) throws -> String {

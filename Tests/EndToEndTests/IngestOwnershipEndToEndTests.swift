@@ -12,7 +12,7 @@ import Testing
 @Suite("Ingest ownership end to end", .serialized)
 struct IngestOwnershipEndToEndTests {
     /// Switching users needs root and setpriv; under CI=true their absence fails the test.
-    static var runnable: Bool { canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true" }
+    static var runnable: Bool { TestRequirement.runs(when: canSwitchUsers) }
 
     @Test(.enabled(if: runnable, "needs root and setpriv to act as another uid"))
     func aMembersLinkOrSidecarCannotReachAnotherUsersRecording() throws {

@@ -7,7 +7,7 @@ import Testing
 /// Members see only the jobs of their own accounts, inbox folder and recordings; admins see all.
 @Suite(
     "Job visibility end to end", .serialized,
-    .enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv to act as other uids"))
+    .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as other uids"))
 struct JobVisibilityEndToEndTests {
     /// What `steno jobs --json` shows of a job (its payload and result are JSON values there).
     struct ListedJob: Decodable {

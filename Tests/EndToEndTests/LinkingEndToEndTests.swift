@@ -7,7 +7,7 @@ import Testing
 /// Linking against a real Radicale and a real daemon: recordings dropped, the calendar synced
 /// through CalDAV, links made; then the calendar changes under them (an event re-created under
 /// a new href, deleted for good, moved by three hours) and the links follow.
-@Suite("Linking end to end against Radicale", .serialized, .enabled(if: RadicaleServer.isInstalled, "needs `pip install radicale`"))
+@Suite("Linking end to end against Radicale", .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
 struct LinkingEndToEndTests {
     static let config = """
         [watcher]

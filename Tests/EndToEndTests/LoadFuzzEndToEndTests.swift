@@ -15,7 +15,7 @@ struct LoadFuzzEndToEndTests {
     static let firstUID: UInt32 = 60001
     static let loadSeconds = 60
     /// Whether the test must run: it needs root and setpriv, and always runs under CI.
-    static var mayAct: Bool { canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true" }
+    static var mayAct: Bool { TestRequirement.runs(when: canSwitchUsers) }
 
     /// One member's load: a request (or garbage) at a time, each followed by a ping whose
     /// answer says the daemon is done with it; reconnects when the daemon closes or stalls.

@@ -10,7 +10,7 @@ import Testing
 /// are not restricted.
 @Suite(
     "Member account destinations end to end", .serialized,
-    .enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv to act as other uids"))
+    .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as other uids"))
 struct MemberDestinationsEndToEndTests {
     static let banner = "INTERNAL-SERVICE-BANNER-42"
 

@@ -131,7 +131,7 @@ struct SocketDiscoveryCLITests {
         #expect(unknown.stderr.contains("sockets"), "\(unknown.stderr)")
     }
 
-    @Test(.enabled(if: canSwitchUsers || ProcessInfo.processInfo.environment["CI"] == "true", "needs root and setpriv"))
+    @Test(.enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv"))
     func permissionDeniedNamesTheGroup() throws {
         let daemon = try TestDaemon(config: "socket_mode = \"0660\"\n")
         defer { daemon.shutdown() }

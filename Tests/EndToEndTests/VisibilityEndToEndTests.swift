@@ -6,7 +6,7 @@ import Testing
 
 /// Two members connected under two uids, and an admin: each sees exactly the recordings,
 /// meetings, attendees, links and search hits the visibility rules allow (SPEC §7, §8).
-@Suite("Visibility end to end", .serialized, .enabled(if: canSwitchUsers, "needs root and setpriv to connect as other uids"))
+@Suite("Visibility end to end", .serialized, .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to connect as other uids"))
 struct VisibilityEndToEndTests {
     static let config = """
         [watcher]

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCalendar
+import StenoTesting
 import Testing
 
 /// Truncations and seeded random mutations of real fixtures: every input yields a calendar
@@ -8,18 +9,6 @@ import Testing
 struct FuzzTests {
     static let samples = ["override-moved-other-day", "custom-vtimezone", "outlook-windows-tzid", "rdate-period"]
     let window = DateInterval(start: Date(timeIntervalSince1970: 1_735_689_600), duration: 400 * 86_400)
-
-    /// A small deterministic generator (SplitMix64) so failures reproduce.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     private func exercise(_ bytes: [UInt8]) {
         do {
@@ -45,7 +34,7 @@ struct FuzzTests {
     @Test(arguments: samples)
     func randomMutations(name: String) throws {
         let original = [UInt8](try Fixtures.ics(name))
-        var rng = SplitMix64(state: UInt64(truncatingIfNeeded: name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
+        var rng = SeededRandom(seed: UInt64(truncatingIfNeeded: name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
         let alphabet = Array("0123456789:;=,\"\\\r\n -+TZPWDHMSFREQBYDAYÿé".utf8)
         for _ in 0..<400 {
             var bytes = original
@@ -67,7 +56,7 @@ struct FuzzTests {
     }
 
     @Test func randomRRULEsTerminate() throws {
-        var rng = SplitMix64(state: 42)
+        var rng = SeededRandom(seed: 42)
         let parts = ["FREQ=SECONDLY", "FREQ=MINUTELY", "FREQ=HOURLY", "FREQ=DAILY", "FREQ=WEEKLY", "FREQ=MONTHLY", "FREQ=YEARLY",
                      "BYMONTH=2", "BYMONTHDAY=31", "BYMONTHDAY=-1", "BYDAY=MO,FR", "BYDAY=-1SU", "BYDAY=53MO", "BYSETPOS=-1",
                      "BYSETPOS=5", "BYWEEKNO=53", "BYYEARDAY=366", "BYHOUR=0,23", "BYMINUTE=59", "INTERVAL=7", "COUNT=3",

@@ -1,4 +1,5 @@
 import Foundation
+import StenoTesting
 import Testing
 @testable import StenoMedia
 

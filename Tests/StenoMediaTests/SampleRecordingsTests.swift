@@ -37,6 +37,8 @@ struct SampleRecordingsTests {
 
     @Test func fileSourceErrors() {
         #expect(throws: MediaError.self) { try MediaProbe.probe(path: "/nonexistent/x.wav") }
+        // A folder is not a file: the answer is an I/O error, never a reading.
+        #expect(throws: MediaError.self) { try MediaProbe.probe(path: NSTemporaryDirectory()) }
         do {
             _ = try MediaProbe.probe(path: NSTemporaryDirectory())
         } catch {

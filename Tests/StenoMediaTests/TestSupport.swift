@@ -69,19 +69,6 @@ struct TempDir {
     func cleanup() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64) so fuzz failures reproduce.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The repository's sample recordings folder (Media/recordings), found from this file.
 func sampleRecordingsFolder(filePath: String = #filePath) -> String {
     var url = URL(fileURLWithPath: filePath).resolvingSymlinksInPath()

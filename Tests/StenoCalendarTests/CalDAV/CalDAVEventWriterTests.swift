@@ -15,7 +15,7 @@ struct CalDAVEventWriterTests {
     }
 
     @Test("create, then rename: the next sync mirrors both; nothing else in the object changes",
-          .enabled(if: RadicaleServer.isInstalled, "needs `pip install radicale`"))
+          .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
     func createAndRename() async throws {
         try await CalDAVTestServer.run { server in
             try await server.writer.makeCalendar(server.calendarURL("work"), displayName: "Work")
@@ -77,7 +77,7 @@ struct CalDAVEventWriterTests {
         }
     }
 
-    @Test("a wrong password while writing: needs credentials", .enabled(if: RadicaleServer.isInstalled, "needs `pip install radicale`"))
+    @Test("a wrong password while writing: needs credentials", .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
     func wrongPassword() async throws {
         try await CalDAVTestServer.run { server in
             try await server.writer.makeCalendar(server.calendarURL("work"), displayName: "Work")

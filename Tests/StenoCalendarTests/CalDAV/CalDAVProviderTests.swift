@@ -6,7 +6,7 @@ import Testing
 @testable import StenoCalendar
 
 /// The CalDAV provider against a real Radicale started by the tests (127.0.0.1 only).
-@Suite("CalDAV provider against Radicale", .serialized, .enabled(if: RadicaleServer.isInstalled, "needs `pip install radicale`"))
+@Suite("CalDAV provider against Radicale", .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
 struct CalDAVProviderTests {
     @Test("discovery from the server root finds the home, the event calendars and the capabilities")
     func discovery() async throws {

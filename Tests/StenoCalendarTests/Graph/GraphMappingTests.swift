@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoTesting
 import Testing
 
 @testable import StenoCalendar
@@ -86,7 +87,7 @@ struct GraphMappingTests {
 
     @Test("random and truncated input never crashes the readers", arguments: 0..<4)
     func fuzz(seed: UInt64) throws {
-        var generator = FuzzTests.SplitMix64(state: seed)
+        var generator = SeededRandom(seed: seed)
         let alphabet = Array("0123456789-:T.Z+ zabc\"{}[],")
         for _ in 0..<2000 {
             let text = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? "0" })

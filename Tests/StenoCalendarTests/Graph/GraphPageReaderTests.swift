@@ -1,4 +1,5 @@
 import Foundation
+import StenoTesting
 import Testing
 
 @testable import StenoCalendar
@@ -81,7 +82,7 @@ struct GraphPageReaderTests {
 
     @Test("random bytes and mutations of a real page never crash", arguments: 0..<4)
     func fuzz(seed: UInt64) {
-        var generator = FuzzTests.SplitMix64(state: seed)
+        var generator = SeededRandom(seed: seed)
         let page = Array(#"{"value":[{"id":"e1","subject":"S\u00e9","attendees":[{"type":"required","status":{"response":"accepted"},"emailAddress":{"address":"a@b.c"}}],"start":{"dateTime":"2026-07-01T09:30:00.0000000","timeZone":"UTC"}}],"@odata.nextLink":"http://x"}"#.utf8)
         for _ in 0..<3000 {
             var mutated = page

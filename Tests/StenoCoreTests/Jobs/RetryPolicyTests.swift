@@ -1,31 +1,20 @@
+import StenoTesting
 import Testing
 
 @testable import StenoCore
-
-/// A deterministic generator, so the tests see the same draws every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Retry policy")
 struct RetryPolicyTests {
     @Test func withoutJitterTheDelayDoublesUpToTheCap() {
         let policy = RetryPolicy(base: .seconds(5), factor: 2, cap: .seconds(60), jitter: 0)
-        var random = SplitMix64(state: 1)
+        var random = SeededRandom(seed: 1)
         let delays = (1...6).map { policy.delay(afterAttempt: $0, random: &random) }
         #expect(delays == [.seconds(5), .seconds(10), .seconds(20), .seconds(40), .seconds(60), .seconds(60)])
     }
 
     @Test func jitterStaysWithinItsBoundsAndNeverPassesTheCap() {
         let policy = RetryPolicy.default
-        var random = SplitMix64(state: 42)
+        var random = SeededRandom(seed: 42)
         for attempt in 1...30 {
             let nominal = min(3600, 5 * pow2(attempt - 1))
             for _ in 0..<200 {
@@ -38,7 +27,7 @@ struct RetryPolicyTests {
 
     @Test func delaysGrowFromAttemptToAttemptDespiteJitter() {
         let policy = RetryPolicy.default
-        var random = SplitMix64(state: 7)
+        var random = SeededRandom(seed: 7)
         // With ±20 % and factor 2 the worst draw of attempt n+1 beats the best of attempt n.
         for attempt in 1...8 {
             let worstNext = (0..<100).map { _ in policy.delay(afterAttempt: attempt + 1, random: &random) }.min()!
@@ -48,7 +37,7 @@ struct RetryPolicyTests {
     }
 
     @Test func hugeAttemptCountsAndOddSettingsAreSafe() {
-        var random = SplitMix64(state: 3)
+        var random = SeededRandom(seed: 3)
         let capped = RetryPolicy(base: .seconds(1), factor: 10, cap: .seconds(30), jitter: 0.5)
         let delay = capped.delay(afterAttempt: 10_000, random: &random)
         #expect(delay <= .seconds(30))
