@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Logging
 import Synchronization
+import StenoTesting
 import Testing
 
 @testable import StenoService
@@ -34,7 +35,11 @@ struct InboxWatcherRecoveryTests {
                 for change in changes { log.append(change) }
                 return true
             })
-        let task = Task { try await watcher.run() }
+        let executor = DedicatedTaskExecutor()
+        let task = Task(executorPreference: executor) {
+            withExtendedLifetime(executor) {}
+            try await watcher.run()
+        }
         try await waitFor(logs, "watching")
         return (task, log)
     }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Logging
 import Synchronization
+import StenoTesting
 import Testing
 
 @testable import StenoService
@@ -87,7 +88,12 @@ struct InboxWatcherTests {
                 return known
             },
             onChange: { log.append($0) }, onState: { log.append($0) })
-        let task = Task { try await watcher.run() }
+        // Its own thread: the loop must progress while parallel tests block the shared pool.
+        let executor = DedicatedTaskExecutor()
+        let task = Task(executorPreference: executor) {
+            withExtendedLifetime(executor) {}
+            try await watcher.run()
+        }
         if firstScan == nil { #expect(await log.waitUntilReady(), "the watcher never said it was ready") }
         return (task, log)
     }
