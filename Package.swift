@@ -34,9 +34,11 @@ let package = Package(
     targets: [
         // MARK: Core domain — no I/O.
         .target(name: "StenoCore"),
+        // The JSON codec every module that reads or writes JSON uses (Foundation only).
+        .target(name: "StenoJSON"),
 
         // MARK: Adapters.
-        .target(name: "StenoAPI", dependencies: ["StenoCore"]),
+        .target(name: "StenoAPI", dependencies: ["StenoCore", "StenoJSON"]),
         .target(
             name: "StenoStore",
             // GRDBSQLite: SQLite's C API, for binding the mirror's bulk writes directly.
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "StenoService",
             dependencies: [
-                "StenoCore", "StenoAPI", "StenoStore", "StenoMedia", "StenoCalendar",
+                "StenoCore", "StenoJSON", "StenoAPI", "StenoStore", "StenoMedia", "StenoCalendar",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -126,6 +128,7 @@ let package = Package(
 
         // MARK: Tests.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoTesting"]),
+        .testTarget(name: "StenoJSONTests", dependencies: ["StenoJSON"]),
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting"]),

@@ -1,5 +1,5 @@
 import Foundation
-import StenoAPI
+import StenoJSON
 import StenoCalendar
 
 /// Calendar mirroring settings (`[calendars]`).

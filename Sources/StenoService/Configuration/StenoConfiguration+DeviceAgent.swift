@@ -1,5 +1,5 @@
 import Foundation
-import StenoAPI
+import StenoJSON
 
 /// The device agent's HTTP listener (`[device_agent]`): off unless `listen` is set.
 public struct DeviceAgentSettings: Sendable, Hashable {

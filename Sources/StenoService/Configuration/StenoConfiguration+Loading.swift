@@ -1,5 +1,5 @@
 import Foundation
-import StenoAPI
+import StenoJSON
 
 extension StenoConfiguration {
     /// The settings a TOML file may hold, by their names in the file.

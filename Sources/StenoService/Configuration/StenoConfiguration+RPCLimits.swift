@@ -1,4 +1,4 @@
-import StenoAPI
+import StenoJSON
 
 extension StenoConfiguration {
     /// The bounds of the `[rpc]` settings that keep one caller from exhausting the daemon.

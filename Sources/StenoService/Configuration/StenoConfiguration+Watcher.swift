@@ -1,4 +1,4 @@
-import StenoAPI
+import StenoJSON
 
 extension StenoConfiguration {
     static let watcherKeys: Set<String> = ["settle_seconds", "rescan_minutes", "polling", "poll_seconds"]

@@ -1,4 +1,4 @@
-import StenoAPI
+import StenoJSON
 
 /// Why a TOML document was rejected, with the one-based line and column (in characters).
 public struct TOMLError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StenoAPI
+import StenoJSON
 import StenoCore
 import StenoStore
 

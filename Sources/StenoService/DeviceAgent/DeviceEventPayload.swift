@@ -1,5 +1,5 @@
 import Foundation
-import StenoAPI
+import StenoJSON
 import StenoCore
 
 /// Reads one event object of `POST /sync/apple/events/upsert` into a `DeviceEventWrite`.

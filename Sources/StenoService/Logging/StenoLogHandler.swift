@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StenoAPI
+import StenoJSON
 import Synchronization
 
 /// Writes log lines to standard error: readable text on a terminal, one JSON object per line

@@ -1,5 +1,5 @@
 import Testing
-@testable import StenoAPI
+@testable import StenoJSON
 
 /// Parses `text` and returns the error, or nil when it parsed.
 private func parseError(_ text: String) -> JSONParseError? {

@@ -1,5 +1,5 @@
 import Testing
-@testable import StenoAPI
+@testable import StenoJSON
 
 @Suite("JSON serialization and accessors")
 struct JSONSerializationTests {

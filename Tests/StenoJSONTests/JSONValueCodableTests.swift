@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StenoAPI
+@testable import StenoJSON
 
 private enum Role: String, Codable, Equatable { case admin, member }
 private enum Level: Int, Codable, Equatable { case low = 1, high = 2 }

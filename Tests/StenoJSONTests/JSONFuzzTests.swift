@@ -1,5 +1,5 @@
 import Testing
-@testable import StenoAPI
+@testable import StenoJSON
 
 /// A small deterministic generator (SplitMix64) so fuzz runs are reproducible.
 struct JSONFuzzRNG: RandomNumberGenerator {
