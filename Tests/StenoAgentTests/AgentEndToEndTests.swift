@@ -1,0 +1,155 @@
+import Foundation
+import StenoAPI
+import StenoAgent
+import StenoTesting
+import Testing
+
+/// The tests play an iPhone against a real stenod: paired with a code from `devices.pair`,
+/// syncing both ways through the HTTP listener on 127.0.0.1, deletions both ways, and a
+/// meeting Steno creates for a recording in the device's calendar coming back linked.
+@Suite("Device agent end to end against stenod", .serialized)
+struct AgentEndToEndTests {
+    static let berlin = TestPhone.berlin
+    static let newYork = TimeZone(identifier: "America/New_York") ?? .current
+
+    /// Today's 00:00 in Berlin plus `hours`.
+    static func at(_ hours: Double, daysFromToday days: Int = 0) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = berlin
+        let midnight = calendar.startOfDay(for: Date())
+        return (calendar.date(byAdding: .day, value: days, to: midnight) ?? midnight).addingTimeInterval(hours * 3600)
+    }
+
+    @discardableResult
+    static func add(
+        _ title: String, to phone: TestPhone, at start: Date, hours: Double = 1, allDay: Bool = false, zone: TimeZone = berlin,
+        calendar: String = "CAL-WORK", attendees: [EventAttendee]? = nil
+    ) async -> DeviceEvent {
+        await phone.store.add(
+            DeviceEvent(
+                externalId: "", externalCalendarId: calendar, start: start, end: start.addingTimeInterval(hours * 3600), isAllDay: allDay,
+                timeZone: zone, title: title, attendees: attendees))
+    }
+
+    @Test func aWrongPairingCodeIsRefusedAndARightOneGivesAToken() async throws {
+        let server = try AgentTestDaemon()
+        await #expect(throws: AgentClientError.self) {
+            try await StenoAgentClient.register(baseURL: server.baseURL, pairingCode: "AAAA-BBBB")
+        }
+        let registration = try await server.pairDevice()
+        #expect(registration.deviceToken.hasPrefix("stdv_"))
+        #expect(registration.device.timeZone == "Europe/Berlin")
+        let devices = try server.rpc().call(StenoMethods.devicesList, PageParams(limit: 10)).items
+        #expect(devices.map(\.id) == [registration.device.id])
+        // A token that is not this one is the same 401 as none.
+        let stranger = StenoAgentClient(baseURL: server.baseURL, token: "stdv_" + String(repeating: "x", count: 43))
+        do {
+            _ = try await stranger.changes(since: 0)
+            Issue.record("an unknown token was served")
+        } catch {
+            guard case .unauthorized = error else { throw error }
+        }
+    }
+
+    @Test func changesTravelBothWaysWithoutEchoes() async throws {
+        let server = try AgentTestDaemon()
+        let phone = try await TestPhone(pairedWith: server)
+        let standup = await Self.add("Standup", to: phone, at: Self.at(9.5), hours: 0.25)
+        await Self.add("Offsite Köln ☕", to: phone, at: Self.at(0, daysFromToday: 3), hours: 72, allDay: true, calendar: "CAL-HOME")
+        await Self.add(
+            "Call with New York", to: phone, at: Self.at(23, daysFromToday: 1), hours: 1.5, zone: Self.newYork,
+            attendees: [EventAttendee(email: "bob@example.com", name: "Bob", status: "accepted", role: "required", type: "person")])
+
+        let first = try await phone.sync.run()
+        #expect(first.pushed == 3 && first.isClean, "\(first)")
+        var copy = try await phone.serverCopy()
+        #expect(copy.values.compactMap(\.title).sorted() == ["Call with New York", "Offsite Köln ☕", "Standup"])
+        let offsite = try #require(copy.values.first { $0.title == "Offsite Köln ☕" })
+        #expect(offsite.isAllDay && offsite.date != nil && offsite.endDate != nil && offsite.endDate != offsite.date)
+        let call = try #require(copy.values.first { $0.title == "Call with New York" })
+        #expect(call.timeZone == "America/New_York")
+        #expect(call.interval()?.duration == 5400)
+        #expect(try server.calendar(remoteID: "CAL-WORK") != nil && server.calendar(remoteID: "CAL-HOME") != nil)
+
+        let quiet = try await phone.sync.run()
+        #expect(quiet.pushed == 0 && quiet.updatedLocally == 0 && quiet.deletionsSent == 0 && quiet.isClean, "\(quiet)")
+
+        // Edited on the phone: the server follows, and the echo in the next feed changes nothing.
+        await phone.store.edit(standup.key) { event in
+            event.title = "Daily standup"
+            event.location = "Raum 4"
+        }
+        let edited = try await phone.sync.run()
+        #expect(edited.pushed == 1 && edited.updatedLocally == 0, "\(edited)")
+        copy = try await phone.serverCopy()
+        #expect(copy[standup.externalId]?.title == "Daily standup" && copy[standup.externalId]?.location == "Raum 4")
+        let settled = try await phone.sync.run()
+        #expect(settled.pushed == 0 && settled.updatedLocally == 0, "\(settled)")
+        #expect(await phone.store.event(standup.key)?.title == "Daily standup")
+    }
+
+    @Test func deletionsTravelBothWays() async throws {
+        let server = try AgentTestDaemon()
+        let phone = try await TestPhone(pairedWith: server)
+        let dropped = await Self.add("Dropped on the phone", to: phone, at: Self.at(11, daysFromToday: 1))
+        let withdrawn = await Self.add("Withdrawn elsewhere", to: phone, at: Self.at(14, daysFromToday: 1))
+        let kept = await Self.add("Kept", to: phone, at: Self.at(16, daysFromToday: 1))
+        #expect(try await phone.sync.run().pushed == 3)
+
+        // Deleted on the phone: gone from the server's live events, a deletion in its feed.
+        #expect(await phone.store.remove(dropped.key))
+        let report = try await phone.sync.run()
+        #expect(report.deletionsSent == 1 && report.pushed == 0 && report.isClean, "\(report)")
+        #expect(try await phone.serverCopy().keys.sorted() == [kept.externalId, withdrawn.externalId].sorted())
+        let withDeleted = try await phone.client.deviceChanges(since: 0, includeDeleted: true).events
+        #expect(withDeleted.contains { $0.externalId == dropped.externalId && $0.isDeleted })
+
+        // Deleted on the server's side: another agent holding the same token (the iPad
+        // restored from the phone's backup) says the event is gone; the phone follows.
+        let other = StenoAgentClient(baseURL: server.baseURL, token: phone.registration.deviceToken)
+        let answer = try await other.upsert([.deletion(externalId: withdrawn.externalId)])
+        #expect(answer.results.map(\.status) == [.ok])
+        let followed = try await phone.sync.run()
+        #expect(followed.deletedLocally == 1 && followed.deletionsSent == 0 && followed.pushed == 0, "\(followed)")
+        #expect(await phone.store.allEvents.map(\.title) == ["Kept"])
+        #expect(try await phone.serverCopy().keys.sorted() == [kept.externalId])
+        let quiet = try await phone.sync.run()
+        #expect(quiet.deletedLocally == 0 && quiet.deletionsSent == 0 && quiet.pushed == 0, "\(quiet)")
+    }
+
+    @Test func aMeetingCreatedForARecordingInTheDevicesCalendarComesBackLinked() async throws {
+        let server = try AgentTestDaemon()
+        let phone = try await TestPhone(pairedWith: server)
+        // The device's calendar exists on the server once the phone has pushed one event of it.
+        await Self.add("Lunch", to: phone, at: Self.at(12, daysFromToday: -1), calendar: "CAL-WORK")
+        #expect(try await phone.sync.run().pushed == 1)
+        let calendar = try #require(try server.calendar(remoteID: "CAL-WORK"))
+
+        // A recording made yesterday at 15:05 that no meeting covers.
+        let recordedAt = Self.at(15 + 5.0 / 60, daysFromToday: -1)
+        let recording = try server.dropRecording("design-review.wav", as: "whiteboard", recordedAt: recordedAt, title: "Whiteboard session")
+        let created = try server.rpc().call(
+            StenoMethods.meetingsCreate, MeetingCreateParams(recording: recording, title: "Whiteboard session", calendar: calendar.id))
+        #expect(created.calendar == calendar.name)
+
+        let report = try await phone.sync.run()
+        #expect(report.created == 1 && report.linked == 1 && report.isClean, "\(report)")
+        let event = try #require(await phone.store.allEvents.first { $0.title == "Whiteboard session" })
+        #expect(event.externalCalendarId == "CAL-WORK")
+        let start = try #require(event.interval(defaultTimeZone: Self.berlin)?.start)
+        #expect(abs(start.timeIntervalSince(recordedAt)) < 60)
+
+        let rpc = try server.rpc()
+        let link = try AgentTestDaemon.waitFor(timeout: 30) {
+            let explained = try rpc.call(StenoMethods.recordingsExplain, RecordingReferenceParams(id: recording))
+            return explained.stored?.state == .linked ? explained.stored : nil
+        }
+        let linked = try #require(link, "recording \(recording) was not linked after the agent created its event:\n\(server.daemon.log)")
+        #expect(linked.meetingTitle == "Whiteboard session")
+        #expect(try await phone.serverCopy()[event.externalId]?.meeting == linked.meeting)
+
+        let again = try await phone.sync.run()
+        #expect(again.created == 0 && again.linked == 0 && again.pushed == 0, "\(again)")
+        #expect(await phone.store.allEvents.count == 2)
+    }
+}
