@@ -86,6 +86,51 @@ struct AgentEndToEndTests {
         let settled = try await phone.sync.run()
         #expect(settled.pushed == 0 && settled.updatedLocally == 0, "\(settled)")
         #expect(await phone.store.event(standup.key)?.title == "Daily standup")
+
+        // Changed elsewhere (another agent with the same token, a newer edit): the phone
+        // follows Steno's copy and does not send its own write back.
+        var elsewhere = try #require(await phone.store.event(standup.key))
+        elsewhere.title = "Standup (moved)"
+        elsewhere.setTimes(start: Self.at(10), end: Self.at(10.25), isAllDay: false, timeZone: Self.berlin)
+        elsewhere.externalUpdatedAt = (elsewhere.externalUpdatedAt ?? 0) + 60_000
+        let other = StenoAgentClient(baseURL: server.baseURL, token: phone.registration.deviceToken)
+        #expect(try await other.upsert([elsewhere]).results.map(\.status) == [.ok])
+        let followed = try await phone.sync.run()
+        #expect(followed.updatedLocally == 1 && followed.pushed == 0, "\(followed)")
+        let local = try #require(await phone.store.event(standup.key))
+        #expect(local.title == "Standup (moved)" && local.startTime == "10:00" && local.location == "Raum 4")
+        let still = try await phone.sync.run()
+        #expect(still.updatedLocally == 0 && still.pushed == 0, "\(still)")
+    }
+
+    @Test func occurrencesOfARecurringEventAreSeparateEvents() async throws {
+        let server = try AgentTestDaemon()
+        let phone = try await TestPhone(pairedWith: server)
+        let days = [1, 8, 15]
+        for day in days {
+            let start = Self.at(9, daysFromToday: day)
+            await phone.store.add(
+                DeviceEvent(
+                    externalId: "WEEKLY-1", externalCalendarId: "CAL-WORK", start: start, end: start.addingTimeInterval(1800),
+                    isAllDay: false, timeZone: Self.berlin, occurrenceDate: start, title: "Weekly sync"))
+        }
+        #expect(try await phone.sync.run().pushed == 3)
+        func occurrencesOnServer() async throws -> [Int64] {
+            try await phone.client.deviceChanges(since: 0, includeDeleted: false).events
+                .filter { $0.externalId == "WEEKLY-1" && !$0.isDeleted }.compactMap(\.occurrenceDate).sorted()
+        }
+        let expected = days.map { EpochMilliseconds.from(Self.at(9, daysFromToday: $0)) }
+        #expect(try await occurrencesOnServer() == expected)
+        #expect(try await phone.sync.run().pushed == 0)
+
+        // One occurrence is cancelled on the phone; the others stay.
+        #expect(await phone.store.remove(EventKey(externalId: "WEEKLY-1", occurrenceDate: expected[1])))
+        let report = try await phone.sync.run()
+        #expect(report.deletionsSent == 1 && report.deletedLocally == 0 && report.isClean, "\(report)")
+        #expect(try await occurrencesOnServer() == [expected[0], expected[2]])
+        #expect(await phone.store.allEvents.count == 2)
+        let quiet = try await phone.sync.run()
+        #expect(quiet.deletionsSent == 0 && quiet.pushed == 0 && quiet.deletedLocally == 0, "\(quiet)")
     }
 
     @Test func deletionsTravelBothWays() async throws {
