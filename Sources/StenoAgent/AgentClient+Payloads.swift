@@ -4,6 +4,7 @@ import Foundation
 
 /// What the server did with one upserted event.
 public struct UpsertResult: Codable, Sendable, Hashable {
+    /// The event it is for.
     public var externalId: String
     /// The occurrence, when the server echoes it.
     public var occurrenceDate: Int64?
@@ -14,6 +15,7 @@ public struct UpsertResult: Codable, Sendable, Hashable {
     /// For `error`: why, e.g. `"25:00" is not a time HH:mm`.
     public var error: String?
 
+    /// A result from its fields (tests; results normally come from the server).
     public init(externalId: String, occurrenceDate: Int64? = nil, status: UpsertStatus, field: String? = nil, error: String? = nil) {
         self.externalId = externalId
         self.occurrenceDate = occurrenceDate
@@ -35,6 +37,7 @@ public struct UpsertResult: Codable, Sendable, Hashable {
 
 /// The status of one upserted event. Values the library does not know are kept as they came.
 public struct UpsertStatus: RawRepresentable, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The status as the server spells it.
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -47,6 +50,7 @@ public struct UpsertStatus: RawRepresentable, Codable, Sendable, Hashable, Custo
     /// Refused; `field` and `error` say why.
     public static let error = UpsertStatus(rawValue: "error")
 
+    /// The status as the server spells it.
     public var description: String { rawValue }
 }
 
@@ -58,6 +62,7 @@ public struct UpsertResponse: Codable, Sendable, Hashable {
     /// The server's clock of the (last) answer, epoch milliseconds.
     public var serverTime: Int64?
 
+    /// An answer from its results.
     public init(results: [UpsertResult], serverTime: Int64?) {
         self.results = results
         self.serverTime = serverTime
@@ -76,8 +81,10 @@ public struct UpsertResponse: Codable, Sendable, Hashable {
 public struct DeviceRegistration: Codable, Sendable, Hashable {
     /// The token for `Authorization: Device <token>`; the server keeps only its hash.
     public var deviceToken: String
+    /// The device as registered.
     public var device: RegisteredDevice
 
+    /// A registration from its fields (tests, or one restored from the Keychain).
     public init(deviceToken: String, device: RegisteredDevice) {
         self.deviceToken = deviceToken
         self.device = device
@@ -88,12 +95,14 @@ public struct DeviceRegistration: Codable, Sendable, Hashable {
 public struct RegisteredDevice: Codable, Sendable, Hashable {
     /// The device's id: feed rows with `provider == "apple"` and this `device` are its own events.
     public var id: Int64
+    /// Its name, e.g. `my-iphone`.
     public var label: String?
     /// The zone of events sent without one.
     public var timeZone: String?
     /// The `device` calendar account its events are mirrored in.
     public var account: Int64?
 
+    /// A device from its fields.
     public init(id: Int64, label: String? = nil, timeZone: String? = nil, account: Int64? = nil) {
         self.id = id
         self.label = label
@@ -109,6 +118,7 @@ public struct ChangeFeed: Sendable, Hashable {
     /// The last page's `serverTime`: the `since` of the next read.
     public var serverTime: Int64
 
+    /// A feed from its rows and the cursor after them.
     public init(events: [ServerEvent], serverTime: Int64) {
         self.events = events
         self.serverTime = serverTime

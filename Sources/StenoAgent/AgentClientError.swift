@@ -19,6 +19,7 @@ public enum AgentClientError: Error, Sendable, Hashable, CustomStringConvertible
     /// not point at a Steno device agent listener.
     case invalidResponse(message: String)
 
+    /// The error in a sentence, with what to do about it.
     public var description: String {
         switch self {
         case .unauthorized(let message):

@@ -17,9 +17,13 @@ import Foundation
 /// Events the loop itself wrote are not pushed back unless the user changed them since.
 /// Runs are serialized: the actor finishes one before starting the next.
 public actor AgentSync {
+    /// The server connection.
     public let client: StenoAgentClient
+    /// The device's calendars.
     public let store: any CalendarStore
+    /// Where the cursors and seen events are kept between runs.
     public let stateStore: any AgentStateStore
+    /// The device id, the window and the fallback calendar.
     public let configuration: AgentSyncConfiguration
     private var running = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -92,6 +96,7 @@ public struct AgentSyncConfiguration: Sendable, Hashable {
     /// The zone of events and rows without one.
     public var defaultTimeZone: TimeZone
 
+    /// Settings for the device `deviceId` (from pairing); negative day counts count as 0.
     public init(
         deviceId: Int64, daysBack: Int = 30, daysAhead: Int = 365, fallbackCalendarId: String? = nil,
         defaultTimeZone: TimeZone = .current

@@ -23,11 +23,13 @@ public struct AgentSyncReport: Sendable, Hashable, CustomStringConvertible {
     /// What went wrong with single events; the run carried on past each.
     public var issues: [AgentSyncIssue] = []
 
+    /// An empty report, filled in by a run.
     public init() {}
 
     /// Whether every event went through.
     public var isClean: Bool { issues.isEmpty }
 
+    /// The counts in a line, then the problems.
     public var description: String {
         var text = "pulled \(pulled), created \(created), linked \(linked), updated \(updatedLocally), "
         text += "deleted \(deletedLocally) on the device; pushed \(pushed), deletions \(deletionsSent)"
@@ -48,17 +50,21 @@ public struct AgentSyncIssue: Sendable, Hashable, CustomStringConvertible {
         case push
     }
 
+    /// Where it happened.
     public var stage: Stage
     /// The feed row's id or the device event's key, when one is at fault.
     public var subject: String?
+    /// What went wrong, from the server or the calendar store.
     public var message: String
 
+    /// An issue from its fields.
     public init(stage: Stage, subject: String?, message: String) {
         self.stage = stage
         self.subject = subject
         self.message = message
     }
 
+    /// `stage subject: message`.
     public var description: String {
         "\(stage.rawValue)\(subject.map { " \($0)" } ?? ""): \(message)"
     }

@@ -15,6 +15,7 @@ public struct AgentSyncState: Codable, Sendable, Hashable {
     /// back with `serverId` has not been confirmed yet: never created twice, sent again next run.
     public var pendingLinks: [String: EventKey]
 
+    /// A state; a fresh one (no cursors, nothing seen) by default.
     public init(
         lastServerSyncAt: Int64? = nil, lastAppleSyncAt: Int64? = nil, known: [String: KnownEvent] = [:],
         pendingLinks: [String: EventKey] = [:]
@@ -44,10 +45,12 @@ public struct AgentSyncState: Codable, Sendable, Hashable {
 
 /// One event as the server last got it from the device.
 public struct KnownEvent: Codable, Sendable, Hashable {
+    /// The event's identity on the device.
     public var externalId: String
     public var occurrenceDate: Int64?
     /// Its instants then (epoch ms): a deletion is looked for only while they overlap the scan's window.
     public var start: Int64?
+    /// The end instant (epoch ms).
     public var end: Int64?
     /// `externalUpdatedAt` then.
     public var externalUpdatedAt: Int64?
@@ -55,6 +58,7 @@ public struct KnownEvent: Codable, Sendable, Hashable {
     /// stamp moved but whose content did not (the loop's own write) is not sent again.
     public var fingerprint: UInt64
 
+    /// The entry for `event` as it is now (its zone, else `defaultTimeZone`, for its instants).
     public init(_ event: DeviceEvent, defaultTimeZone: TimeZone) {
         externalId = event.externalId
         occurrenceDate = event.occurrenceDate
@@ -108,12 +112,15 @@ public actor InMemoryAgentStateStore: AgentStateStore {
     /// How many times it was saved.
     public private(set) var saves = 0
 
+    /// A store holding `state`.
     public init(_ state: AgentSyncState = AgentSyncState()) {
         self.state = state
     }
 
+    /// The state as last saved.
     public func load() -> AgentSyncState { state }
 
+    /// Keeps `state` and counts the save.
     public func save(_ state: AgentSyncState) {
         self.state = state
         saves += 1
@@ -122,15 +129,19 @@ public actor InMemoryAgentStateStore: AgentStateStore {
 
 /// An ``AgentStateStore`` in a JSON file, written atomically (e.g. in the app's Application Support folder).
 public struct FileAgentStateStore: AgentStateStore {
+    /// The JSON file.
     public let url: URL
 
+    /// A store in the file at `url` (its folder must exist).
     public init(url: URL) { self.url = url }
 
+    /// The saved state; a fresh one when the file does not exist yet.
     public func load() throws -> AgentSyncState {
         guard FileManager.default.fileExists(atPath: url.path) else { return AgentSyncState() }
         return try JSONDecoder().decode(AgentSyncState.self, from: Data(contentsOf: url))
     }
 
+    /// Writes `state` to the file atomically.
     public func save(_ state: AgentSyncState) throws {
         try JSONEncoder().encode(state).write(to: url, options: .atomic)
     }

@@ -36,6 +36,7 @@ public enum CalendarStoreError: Error, Sendable, Hashable, CustomStringConvertib
     /// The feed row's times do not parse.
     case invalidTimes(rowID: String)
 
+    /// The error in a sentence.
     public var description: String {
         switch self {
         case .calendarNotFound(let id): return "no calendar \(id) on the device"

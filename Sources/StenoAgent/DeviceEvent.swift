@@ -22,6 +22,7 @@ public struct DeviceEvent: Codable, Sendable, Hashable {
     public var externalUpdatedAt: Int64?
     /// True when the event is gone from the device (without `occurrenceDate`: every occurrence).
     public var deleted: Bool?
+    /// The event's title.
     public var title: String?
     /// The first day, `YYYY-MM-DD`, local to `timeZone`.
     public var date: String?
@@ -32,10 +33,15 @@ public struct DeviceEvent: Codable, Sendable, Hashable {
     public var endDate: String?
     /// The IANA zone of `date`, `startTime`, `endTime` and `endDate`; nil: the device's zone.
     public var timeZone: String?
+    /// `EKEvent.status`.
     public var status: EventStatus?
+    /// `EKEvent.location`.
     public var location: String?
+    /// `EKEvent.url`, e.g. the online meeting's link.
     public var url: String?
+    /// `EKEvent.organizer`.
     public var organizer: EventParticipant?
+    /// `EKEvent.attendees`.
     public var attendees: [EventAttendee]?
     /// For Exchange- or CalDAV-backed calendars the event's iCalendar UID, so that the device's
     /// copy and the same meeting mirrored from Graph or CalDAV are one meeting.
@@ -91,10 +97,12 @@ public struct DeviceEvent: Codable, Sendable, Hashable {
 /// The identity of an event on the device: its `externalId`, plus the occurrence date for one
 /// occurrence of a recurring event.
 public struct EventKey: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// `EKEvent.eventIdentifier`.
     public var externalId: String
     /// Epoch milliseconds; nil for a single event.
     public var occurrenceDate: Int64?
 
+    /// The key of an event, or of one occurrence when `occurrenceDate` is given.
     public init(externalId: String, occurrenceDate: Int64? = nil) {
         self.externalId = externalId
         self.occurrenceDate = occurrenceDate
@@ -105,6 +113,7 @@ public struct EventKey: Codable, Sendable, Hashable, Comparable, CustomStringCon
         occurrenceDate.map { "\(externalId)@\($0)" } ?? externalId
     }
 
+    /// By `externalId`, then occurrence (a whole series first).
     public static func < (lhs: EventKey, rhs: EventKey) -> Bool {
         (lhs.externalId, lhs.occurrenceDate ?? Int64.min) < (rhs.externalId, rhs.occurrenceDate ?? Int64.min)
     }
@@ -112,19 +121,26 @@ public struct EventKey: Codable, Sendable, Hashable, Comparable, CustomStringCon
 
 /// `EKEvent.status` on the wire. Values the library does not know are kept as they came.
 public struct EventStatus: RawRepresentable, Codable, Sendable, Hashable {
+    /// The status as the wire spells it.
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// `EKEventStatus.confirmed` (and `.none`).
     public static let confirmed = EventStatus(rawValue: "confirmed")
+    /// `EKEventStatus.tentative`.
     public static let tentative = EventStatus(rawValue: "tentative")
+    /// `EKEventStatus.canceled`.
     public static let canceled = EventStatus(rawValue: "canceled")
 }
 
 /// An event's organizer: `{email, name}`.
 public struct EventParticipant: Codable, Sendable, Hashable {
+    /// The address, without `mailto:`.
     public var email: String?
+    /// The display name.
     public var name: String?
 
+    /// A participant from its address and name.
     public init(email: String? = nil, name: String? = nil) {
         self.email = email
         self.name = name
@@ -135,12 +151,18 @@ public struct EventParticipant: Codable, Sendable, Hashable {
 /// `required`, `optional`, `chair` or `nonParticipant`; `type` `room` or `resource` makes it a
 /// resource (`person` or `group` otherwise).
 public struct EventAttendee: Codable, Sendable, Hashable {
+    /// The address, without `mailto:`.
     public var email: String?
+    /// The display name.
     public var name: String?
+    /// The answer: `accepted`, `declined`, `tentative`, `pending`, …
     public var status: String?
+    /// `required`, `optional`, `chair` or `nonParticipant`.
     public var role: String?
+    /// `person`, `room`, `resource` or `group`.
     public var type: String?
 
+    /// An attendee from its fields.
     public init(email: String? = nil, name: String? = nil, status: String? = nil, role: String? = nil, type: String? = nil) {
         self.email = email
         self.name = name

@@ -69,6 +69,7 @@ public actor InMemoryCalendarStore: CalendarStore {
 
     // MARK: - CalendarStore
 
+    /// The events overlapping `window` (an event starting at its start included).
     public func events(in window: DateInterval) -> [DeviceEvent] {
         allEvents.filter { event in
             guard let interval = event.interval(defaultTimeZone: defaultTimeZone) else { return false }
@@ -77,10 +78,12 @@ public actor InMemoryCalendarStore: CalendarStore {
         }
     }
 
+    /// The event `key`, nil when there is none.
     public func event(_ key: EventKey) -> DeviceEvent? {
         storedEvents[key]
     }
 
+    /// Creates the row's event in `calendarId` with a new identifier; throws when there is no such calendar.
     public func createEvent(from row: ServerEvent, inCalendar calendarId: String) throws -> DeviceEvent {
         guard let title = calendars[calendarId] else { throw CalendarStoreError.calendarNotFound(calendarId) }
         guard
@@ -92,6 +95,7 @@ public actor InMemoryCalendarStore: CalendarStore {
         return event
     }
 
+    /// Gives the event `key` the row's title, times, location and url, stamped now.
     public func updateEvent(_ key: EventKey, from row: ServerEvent) throws -> DeviceEvent? {
         guard let event = storedEvents[key] else { return nil }
         guard var updated = event.updated(from: row, defaultTimeZone: defaultTimeZone) else {
@@ -102,6 +106,7 @@ public actor InMemoryCalendarStore: CalendarStore {
         return updated
     }
 
+    /// Deletes the event `key` (every occurrence when it names none).
     public func deleteEvent(_ key: EventKey) -> Bool {
         remove(key)
     }

@@ -14,12 +14,17 @@ public struct ServerEvent: Codable, Sendable, Hashable {
     public var provider: String?
     /// For `apple` rows: the device the event came from.
     public var device: Int64?
+    /// For device events: `EKEvent.eventIdentifier`; other providers' event ids otherwise.
     public var externalId: String?
     /// For occurrences of a recurring device event: `EKEvent.occurrenceDate` in epoch milliseconds.
     public var occurrenceDate: Int64?
+    /// The calendar: for a creation request, the device calendar to create the event in.
     public var externalCalendarId: String?
+    /// The calendar's name.
     public var calendarTitle: String?
+    /// The event's title.
     public var title: String?
+    /// Whether it lasts whole days.
     public var allDay: Bool?
     /// Local fields as in ``DeviceEvent``: `YYYY-MM-DD` and `HH:mm` in `timeZone`.
     public var date: String?
@@ -30,13 +35,19 @@ public struct ServerEvent: Codable, Sendable, Hashable {
     /// The instants, ISO 8601 in UTC (`2026-11-25T08:30:00Z`).
     public var start: String?
     public var end: String?
+    /// The iCalendar UID of the occurrence, when the source has one.
     public var iCalUID: String?
     /// The Steno meeting the event belongs to.
     public var meeting: Int64?
+    /// `confirmed`, `tentative` or `canceled`.
     public var status: EventStatus?
+    /// Where it takes place.
     public var location: String?
+    /// Its link (the online meeting's, or the event's page).
     public var url: String?
+    /// Who organises it.
     public var organizer: EventParticipant?
+    /// Who is invited, with their answers.
     public var attendees: [EventAttendee]?
     /// The device's `lastModifiedDate` as last pushed (epoch milliseconds).
     public var externalUpdatedAt: Int64?
