@@ -91,6 +91,14 @@ public struct DeviceRegistration: Codable, Sendable, Hashable {
     }
 }
 
+extension DeviceRegistration: CustomStringConvertible, CustomReflectable {
+    /// The device; the token is left out so that logging a registration never leaks it.
+    public var description: String { "DeviceRegistration(device: \(device.id), token: <redacted>)" }
+
+    /// What `dump` and debuggers show: the token redacted.
+    public var customMirror: Mirror { Mirror(self, children: ["deviceToken": "<redacted>", "device": device]) }
+}
+
 /// The device as the server registered it.
 public struct RegisteredDevice: Codable, Sendable, Hashable {
     /// The device's id: feed rows with `provider == "apple"` and this `device` are its own events.

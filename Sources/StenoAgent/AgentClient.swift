@@ -113,3 +113,13 @@ public struct StenoAgentClient: Sendable {
         return String(describing: error)
     }
 }
+
+extension StenoAgentClient: CustomStringConvertible, CustomReflectable {
+    /// The server's address; the token is left out so that logging a client never leaks it.
+    public var description: String { "StenoAgentClient(\(baseURL.absoluteString), token: <redacted>)" }
+
+    /// What `dump` and debuggers show: the token redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["baseURL": baseURL, "token": "<redacted>", "timeout": timeout])
+    }
+}

@@ -26,11 +26,21 @@ extension AgentSync {
             }
         }
         let outgoing = changed + deletions
-        if !outgoing.isEmpty {
-            let answer = try await client.upsert(outgoing)
-            for (event, result) in zip(outgoing, answer.results) {
-                record(result, for: event, &state, &report)
+        let size = StenoAgentClient.upsertBatchSize
+        do {
+            for first in stride(from: 0, to: outgoing.count, by: size) {
+                let batch = Array(outgoing[first..<min(first + size, outgoing.count)])
+                let answer = try await client.upsert(batch)
+                for (event, result) in zip(batch, answer.results) {
+                    record(result, for: event, &state, &report)
+                }
             }
+        } catch {
+            // The batches that went through are kept: a first push of thousands of events on
+            // a flaky network resumes where it stopped (the scan cursor stays, so every event
+            // is looked at again, and the ones the server holds are skipped).
+            try await stateStore.save(state)
+            throw error
         }
         report.pushed = changed.count
         report.deletionsSent = deletions.count

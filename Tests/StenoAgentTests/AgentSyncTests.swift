@@ -119,6 +119,31 @@ struct AgentSyncTests {
         #expect(titlesOnServer() == ["Far away", "Soon"])
     }
 
+    @Test func aFirstPushCutShortResumesWhereItStopped() async throws {
+        for index in 0..<600 { await add("Event \(index)", hours: Double(index % 200)) }
+        server.failNext("/sync/apple/events/upsert", status: 503, after: 1)
+        let sync = agent()
+        await #expect(throws: AgentClientError.self) { try await sync.run(now: now) }
+        #expect(server.deviceEvents.count == 500)
+        #expect(await state.state.known.count == 500, "the batch that went through is remembered")
+        let resumed = try await sync.run(now: now)
+        #expect(resumed.pushed == 100 && resumed.isClean, "\(resumed)")
+        #expect(server.deviceEvents.count == 600)
+    }
+
+    @Test func theTokenStaysOutOfDescriptions() async throws {
+        let client = server.client()
+        let registration = try await StenoAgentClient.register(baseURL: server.baseURL, pairingCode: "k7qf 2mxd", session: server.session())
+        #expect(registration.deviceToken == FakeDeviceServer.token)
+        for text in [String(describing: client), String(reflecting: client), "\(registration)", String(reflecting: registration)] {
+            #expect(!text.contains(FakeDeviceServer.token), "\(text)")
+        }
+        var dumped = ""
+        dump(client, to: &dumped)
+        dump(registration, to: &dumped)
+        #expect(!dumped.contains(FakeDeviceServer.token))
+    }
+
     @Test func eventsOfOtherProvidersAndDevicesStayOffThePhone() async throws {
         server.put(ServerEvent(id: "g:1", provider: "graph", externalId: "AAMk", title: "Outlook meeting", date: "2026-11-25", startTime: "10:00", endTime: "11:00"))
         server.put(ServerEvent(id: "e:9", provider: "apple", device: 99, externalId: "X", externalCalendarId: "CAL-1", title: "Other phone", date: "2026-11-25", startTime: "10:00", endTime: "11:00"))

@@ -15,7 +15,7 @@ final class FakeDeviceServer: @unchecked Sendable {
     private let lock = NSLock()
     private var rows: [String: (row: ServerEvent, sequence: Int64)] = [:]
     private var sequence: Int64 = 1_000
-    private var failures: [(path: String, status: Int)] = []
+    private var failures: [(path: String, status: Int, after: Int)] = []
     private(set) var upsertRequests = 0
     /// Feed pages answered at most this many rows.
     var pageLimit = 500
@@ -32,9 +32,14 @@ final class FakeDeviceServer: @unchecked Sendable {
 
     /// A client whose requests this server answers.
     func client(token: String = FakeDeviceServer.token) -> StenoAgentClient {
+        StenoAgentClient(baseURL: baseURL, token: token, session: session())
+    }
+
+    /// A session whose requests this server answers.
+    func session() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.protocolClasses = [FakeDeviceProtocol.self]
-        return StenoAgentClient(baseURL: baseURL, token: token, session: URLSession(configuration: configuration))
+        return URLSession(configuration: configuration)
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
@@ -65,9 +70,9 @@ final class FakeDeviceServer: @unchecked Sendable {
         }
     }
 
-    /// The next request to `path` fails with `status`.
-    func failNext(_ path: String, status: Int) {
-        locked { failures.append((path, status)) }
+    /// A request to `path`, after `after` more that succeed, fails with `status`.
+    func failNext(_ path: String, status: Int, after: Int = 0) {
+        locked { failures.append((path, status, after)) }
     }
 
     /// Every row, by id.
@@ -90,7 +95,11 @@ final class FakeDeviceServer: @unchecked Sendable {
         locked {
             let path = request.url?.path ?? ""
             if let index = failures.firstIndex(where: { $0.path == path }) {
-                return (failures.remove(at: index).status, [:], Data(#"{"error": "scripted failure"}"#.utf8))
+                if failures[index].after > 0 {
+                    failures[index].after -= 1
+                } else {
+                    return (failures.remove(at: index).status, [:], Data(#"{"error": "scripted failure"}"#.utf8))
+                }
             }
             if path == "/sync/devices/register" { return register(body) }
             guard request.value(forHTTPHeaderField: "Authorization") == "Device \(Self.token)" else {
