@@ -37,24 +37,47 @@ extension StenoAgentClient {
     /// ``upsertBatchSize`` events.
     ///
     /// A bad event does not stop the others: its result says `error` with the field and why.
-    /// When a request fails, the batches before it are stored and the error is thrown;
-    /// upserting them again is harmless (an unchanged event is not rewritten).
+    /// A request over the server's body limit (`413`, events with huge attendee lists) is split
+    /// in halves until it fits; an event too large on its own gets an `error` result.
+    /// When a request fails otherwise, the batches before it are stored and the error is
+    /// thrown; upserting them again is harmless (an unchanged event is not rewritten).
     /// - Returns: one result per event, in order, and the last answer's `serverTime`.
     public func upsert(_ events: [DeviceEvent]) async throws(AgentClientError) -> UpsertResponse {
         var combined = UpsertResponse(results: [], serverTime: nil)
         var index = 0
         while index < events.count {
-            let batch = Array(events[index..<min(index + Self.upsertBatchSize, events.count)])
-            let answer = try await send(
-                "POST", "sync/apple/events/upsert", body: try Self.encode(UpsertRequest(events: batch)), as: UpsertResponse.self)
-            guard answer.results.count == batch.count else {
-                throw .invalidResponse(message: "\(answer.results.count) results for \(batch.count) events")
-            }
+            let batch = events[index..<min(index + Self.upsertBatchSize, events.count)]
+            let answer = try await upsertFitting(batch)
             combined.results += answer.results
             combined.serverTime = answer.serverTime ?? combined.serverTime
             index += batch.count
         }
         return combined
+    }
+
+    /// One request for `batch`, or halves of it while the server says it is too large.
+    private func upsertFitting(_ batch: ArraySlice<DeviceEvent>) async throws(AgentClientError) -> UpsertResponse {
+        do throws(AgentClientError) {
+            let answer = try await send(
+                "POST", "sync/apple/events/upsert", body: try Self.encode(UpsertRequest(events: Array(batch))), as: UpsertResponse.self)
+            guard answer.results.count == batch.count else {
+                throw .invalidResponse(message: "\(answer.results.count) results for \(batch.count) events")
+            }
+            return answer
+        } catch {
+            guard case .payloadTooLarge(let message) = error else { throw error }
+            guard batch.count > 1 else {
+                let event = batch.first
+                let result = UpsertResult(
+                    externalId: event?.externalId ?? "", occurrenceDate: event?.occurrenceDate, status: .error,
+                    error: "the event is larger than the server takes in one request: \(message)")
+                return UpsertResponse(results: [result], serverTime: nil)
+            }
+            let middle = batch.startIndex + batch.count / 2
+            let first = try await upsertFitting(batch[..<middle])
+            let second = try await upsertFitting(batch[middle...])
+            return UpsertResponse(results: first.results + second.results, serverTime: second.serverTime ?? first.serverTime)
+        }
     }
 
     // MARK: - Pull

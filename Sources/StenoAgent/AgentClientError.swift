@@ -8,8 +8,11 @@ public enum AgentClientError: Error, Sendable, Hashable, CustomStringConvertible
     /// `429`: too many failed attempts from this address; try again after `retryAfter`
     /// seconds (nil when the server did not say).
     case rateLimited(retryAfter: TimeInterval?)
-    /// `400` or `413`: the server refused the request as malformed or too large; `message` says why.
+    /// `400`: the server refused the request as malformed; `message` says why.
     case badRequest(message: String)
+    /// `413`: the request's body is over the server's limit (``StenoAgentClient/upsert(_:)``
+    /// splits its batches when it gets this).
+    case payloadTooLarge(message: String)
     /// Any other error status; `message` is the server's `error` text or the start of its body.
     case server(status: Int, message: String)
     /// The server could not be reached or the connection failed (no network, wrong address,
@@ -28,6 +31,8 @@ public enum AgentClientError: Error, Sendable, Hashable, CustomStringConvertible
             return "the Steno server is slowing this address down; retry after \(retryAfter.map { "\(Int($0)) s" } ?? "a while")"
         case .badRequest(let message):
             return "the Steno server refused the request: \(message)"
+        case .payloadTooLarge(let message):
+            return "the request is larger than the Steno server takes: \(message)"
         case .server(let status, let message):
             return "the Steno server answered HTTP \(status): \(message)"
         case .transport(let message):
@@ -43,7 +48,7 @@ public enum AgentClientError: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .rateLimited, .transport: return true
         case .server(let status, _): return status >= 500
-        case .unauthorized, .badRequest, .invalidResponse: return false
+        case .unauthorized, .badRequest, .payloadTooLarge, .invalidResponse: return false
         }
     }
 
@@ -53,7 +58,8 @@ public enum AgentClientError: Error, Sendable, Hashable, CustomStringConvertible
         switch status {
         case 401, 403: return .unauthorized(message: message)
         case 429: return .rateLimited(retryAfter: retryAfter.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) })
-        case 400, 413, 422: return .badRequest(message: message)
+        case 413: return .payloadTooLarge(message: message)
+        case 400, 422: return .badRequest(message: message)
         default: return .server(status: status, message: message)
         }
     }

@@ -131,6 +131,27 @@ struct AgentSyncTests {
         #expect(server.deviceEvents.count == 600)
     }
 
+    @Test func aBatchOverTheBodyLimitIsSplitAndAnEventTooLargeAloneIsReported() async throws {
+        let crowd = (0..<40).map { EventAttendee(email: "person\($0)@example.com", name: "Person \($0)", status: "accepted") }
+        for index in 0..<12 {
+            let start = now.addingTimeInterval(Double(index) * 3600)
+            await phone.add(
+                DeviceEvent(
+                    externalId: "", externalCalendarId: "CAL-1", start: start, end: start.addingTimeInterval(1800), isAllDay: false,
+                    timeZone: Self.berlin, title: "All hands \(index)", attendees: crowd))
+        }
+        let everyone = (0..<400).map { EventAttendee(email: "employee\($0)@example.com", name: "Employee \($0)") }
+        let huge = await add("Company meeting", hours: 50)
+        await phone.edit(huge.key) { $0.attendees = everyone }
+        server.maxBodyBytes = 12_000
+        let report = try await agent().run(now: now)
+        #expect(report.pushed == 13, "\(report)")
+        #expect(server.deviceEvents.count == 12)
+        #expect(report.issues.map(\.subject) == [huge.key.description], "\(report)")
+        #expect(report.issues.first?.message.contains("larger than the server takes") == true)
+        #expect(server.upsertRequests > 1)
+    }
+
     @Test func theTokenStaysOutOfDescriptions() async throws {
         let client = server.client()
         let registration = try await StenoAgentClient.register(baseURL: server.baseURL, pairingCode: "k7qf 2mxd", session: server.session())

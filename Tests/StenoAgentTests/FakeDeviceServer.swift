@@ -19,6 +19,8 @@ final class FakeDeviceServer: @unchecked Sendable {
     private(set) var upsertRequests = 0
     /// Feed pages answered at most this many rows.
     var pageLimit = 500
+    /// Upsert bodies larger than this are refused with 413.
+    var maxBodyBytes = 8 << 20
 
     let host: String
     var baseURL: URL { URL(string: "http://\(host)/") ?? URL(fileURLWithPath: "/") }
@@ -106,6 +108,8 @@ final class FakeDeviceServer: @unchecked Sendable {
                 return (401, [:], Data(#"{"error": "missing, unknown or revoked device token"}"#.utf8))
             }
             switch (request.httpMethod ?? "GET", path) {
+            case ("POST", "/sync/apple/events/upsert") where body.count > maxBodyBytes:
+                return (413, [:], Data(#"{"error": "the body is over the limit"}"#.utf8))
             case ("POST", "/sync/apple/events/upsert"): return upsert(body)
             case ("GET", "/sync/events/changes"): return feed(request.url)
             default: return (404, [:], Data(#"{"error": "no such endpoint"}"#.utf8))
