@@ -51,6 +51,47 @@ struct AgentEndToEndTests {
         }
     }
 
+    @Test func aRevokedDeviceIsToldToPairAgainAndKeepsItsCursors() async throws {
+        let server = try AgentTestDaemon()
+        let phone = try await TestPhone(pairedWith: server)
+        await Self.add("Standup", to: phone, at: Self.at(9.5))
+        #expect(try await phone.sync.run().pushed == 1)
+        let saved = await phone.state.state
+        _ = try server.rpc().call(StenoMethods.devicesRevoke, DeviceIDParams(id: phone.registration.device.id))
+        await Self.add("Retro", to: phone, at: Self.at(15))
+        do {
+            try await phone.sync.run()
+            Issue.record("a revoked device was served")
+        } catch let error as AgentClientError {
+            guard case .unauthorized = error else { throw error }
+            #expect(!error.isTransient)
+        }
+        #expect(await phone.state.state == saved, "nothing was recorded as sent")
+    }
+
+    @Test func repeatedWrongCodesAreSlowedDownWithTheWaitToRespect() async throws {
+        let server = try AgentTestDaemon()
+        var answers: [AgentClientError] = []
+        // The first few failures are free; the throttle then answers 429 with Retry-After.
+        for attempt in 0..<12 {
+            do {
+                _ = try await StenoAgentClient.register(baseURL: server.baseURL, pairingCode: "WRNG-\(1000 + attempt)")
+                Issue.record("a wrong code was accepted")
+            } catch {
+                answers.append(error)
+                if case .rateLimited = error { break }
+            }
+        }
+        let last = try #require(answers.last)
+        guard case .rateLimited(let retryAfter) = last else {
+            Issue.record("no 429 after \(answers.count) wrong codes: \(answers)")
+            return
+        }
+        #expect((retryAfter ?? 0) > 0 && (retryAfter ?? 0) <= 60)
+        #expect(last.isTransient)
+        #expect(answers.dropLast().allSatisfy { if case .unauthorized = $0 { true } else { false } })
+    }
+
     @Test func changesTravelBothWaysWithoutEchoes() async throws {
         let server = try AgentTestDaemon()
         let phone = try await TestPhone(pairedWith: server)
