@@ -16,12 +16,18 @@ extension AgentSync {
             changed.append(event)
         }
         var deletions: [DeviceEvent] = []
+        var leftTheWindow: [EventKey] = []
         for (name, entry) in state.known.sorted(by: { $0.key < $1.key }) where !present.contains(name) {
-            if entry.overlaps(window) {
+            if let moved = try await store.event(entry.key) {
+                // Still on the device, out of the window now (moved far away, or time passed):
+                // not a deletion. Its last version goes up, then the loop forgets it; should it
+                // come back into the window, it is new to the loop and sent again.
+                if !state.isCurrent(moved) { changed.append(moved) }
+                leftTheWindow.append(entry.key)
+            } else if entry.overlaps(window) {
                 deletions.append(.deletion(externalId: entry.externalId, occurrenceDate: entry.occurrenceDate))
             } else {
-                // Out of the window now (time passed, or moved far away): not a deletion. Should
-                // it come back into the window, it is new to the loop and sent again.
+                // Gone, but it was out of the window already: the server keeps its copy.
                 state.known[name] = nil
             }
         }
@@ -42,6 +48,7 @@ extension AgentSync {
             try await stateStore.save(state)
             throw error
         }
+        for key in leftTheWindow { state.forget(key) }
         report.pushed = changed.count
         report.deletionsSent = deletions.count
         state.lastAppleSyncAt = scannedAt

@@ -165,6 +165,23 @@ struct AgentSyncTests {
         #expect(!dumped.contains(FakeDeviceServer.token))
     }
 
+    @Test func anEventMovedOutOfTheWindowIsSentMovedNotDeleted() async throws {
+        let offsite = await add("Offsite", hours: 48)
+        let sync = agent()
+        #expect(try await sync.run(now: now).pushed == 1)
+        let nextYear = now.addingTimeInterval(400 * 86_400)
+        await phone.edit(offsite.key) { event in
+            event.setTimes(start: nextYear, end: nextYear.addingTimeInterval(3600), isAllDay: false, timeZone: Self.berlin)
+        }
+        let moved = try await sync.run(now: now)
+        #expect(moved.deletionsSent == 0 && moved.pushed == 1, "\(moved)")
+        let row = try #require(server.deviceEvents[offsite.key.description])
+        #expect(abs((row.interval()?.start ?? now).timeIntervalSince(nextYear)) < 60)
+        let quiet = try await sync.run(now: now)
+        #expect(quiet.deletionsSent == 0 && quiet.pushed == 0, "\(quiet)")
+        #expect(await state.state.known.isEmpty)
+    }
+
     @Test func eventsOfOtherProvidersAndDevicesStayOffThePhone() async throws {
         server.put(ServerEvent(id: "g:1", provider: "graph", externalId: "AAMk", title: "Outlook meeting", date: "2026-11-25", startTime: "10:00", endTime: "11:00"))
         server.put(ServerEvent(id: "e:9", provider: "apple", device: 99, externalId: "X", externalCalendarId: "CAL-1", title: "Other phone", date: "2026-11-25", startTime: "10:00", endTime: "11:00"))
