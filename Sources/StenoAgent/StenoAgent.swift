@@ -24,6 +24,14 @@
 /// let report = try await sync.run()
 /// ```
 ///
+/// Or let an ``AgentSyncRunner`` run it every five minutes while the app is active, and at
+/// once on `runner.trigger()` (from the `EKEventStoreChanged` notification):
+///
+/// ```swift
+/// let runner = AgentSyncRunner(sync: sync, interval: 300) { outcome in await status.show(outcome) }
+/// await runner.start()
+/// ```
+///
 /// A run throws ``AgentClientError`` when the server cannot be talked to:
 /// ``AgentClientError/unauthorized(message:)`` means the device must be paired again,
 /// ``AgentClientError/isTransient`` errors are worth retrying later. Problems with single
