@@ -10,8 +10,9 @@ import Foundation
 ///    deleted when Steno's copy is), rows without `provider` are created on the device and
 ///    upserted back with `serverId`; other providers' events are not copied;
 /// 3. pushes: scans the window (30 days back, 365 ahead by default) and upserts events new
-///    to the loop or changed since the last scan, and deletions for events it knew in the
-///    window that are gone;
+///    to the loop or changed since the last scan, and deletions for events it knew that the
+///    device no longer has (an event moved out of the window goes up moved, then is let go;
+///    one deleted while out of the window stays on the server);
 /// 4. saves both cursors and the events seen.
 ///
 /// Events the loop itself wrote are not pushed back unless the user changed them since.

@@ -9,7 +9,8 @@ public struct AgentSyncState: Codable, Sendable, Hashable {
     /// before it and already known are not looked at again.
     public var lastAppleSyncAt: Int64?
     /// The events the server holds as the device last sent (or the loop last wrote) them, by
-    /// ``EventKey/description``: an event missing from a later scan of its window was deleted.
+    /// ``EventKey/description``: one missing from a later scan that the device no longer has
+    /// was deleted.
     public var known: [String: KnownEvent]
     /// Events created on the device for feed rows (row id → the new event's key) whose upsert
     /// back with `serverId` has not been confirmed yet: never created twice, sent again next run.
