@@ -144,6 +144,26 @@ struct AgentEndToEndTests {
         #expect(still.updatedLocally == 0 && still.pushed == 0, "\(still)")
     }
 
+    @Test func eventsOfOtherCalendarsStayOffThePhone() async throws {
+        let server = try AgentTestDaemon()
+        let phone = try await TestPhone(pairedWith: server)
+        await Self.add("Phone's own", to: phone, at: Self.at(10))
+        // Alice's office calendar, mirrored from an ICS file: in her feed, not for the phone.
+        let start = ICalendarText.yesterday.addingTimeInterval(14 * 3600)
+        let icsPath = server.daemon.root + "/office.ics"
+        try ICalendarText.calendar(
+            ICalendarText.event(uid: "office-1@example.com", title: "Office hours", start: start, end: start.addingTimeInterval(3600))
+        ).write(toFile: icsPath, atomically: true, encoding: .utf8)
+        _ = try server.rpc().call(StenoMethods.accountsAdd, AccountAddParams(provider: .ics, source: icsPath))
+        let mirrored = try await AgentTestDaemon.waitFor(timeout: 60) {
+            try await phone.client.changes(since: 0).events.first { $0.provider == "ics" }
+        }
+        #expect(mirrored?.title == "Office hours", "the ICS event never showed in the phone's feed:\n\(server.daemon.log)")
+        let report = try await phone.sync.run()
+        #expect(report.pulled >= 1 && report.created == 0 && report.pushed == 1 && report.isClean, "\(report)")
+        #expect(await phone.store.allEvents.map(\.title) == ["Phone's own"])
+    }
+
     @Test func occurrencesOfARecurringEventAreSeparateEvents() async throws {
         let server = try AgentTestDaemon()
         let phone = try await TestPhone(pairedWith: server)

@@ -79,6 +79,16 @@ final class AgentTestDaemon: @unchecked Sendable {
         return found
     }
 
+    /// `waitFor` for an asynchronous fetch.
+    static func waitFor<T>(timeout: TimeInterval, _ fetch: () async throws -> T?) async throws -> T? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let value = try await fetch() { return value }
+            if Date() >= deadline { return nil }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+    }
+
     /// The repository's `Media` folder.
     static var mediaFolder: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
