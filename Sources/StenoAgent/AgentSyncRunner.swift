@@ -105,14 +105,3 @@ public actor AgentSyncRunner {
         wake = nil
     }
 }
-
-/// How one run of the ``AgentSyncRunner`` ended.
-public enum AgentSyncOutcome: Sendable, Hashable {
-    /// The run went through; single events may still have issues in the report.
-    case synced(AgentSyncReport)
-    /// The run failed and is retried (no sooner than `retryAfter` seconds when the server said).
-    case failed(message: String, retryAfter: TimeInterval?)
-    /// The server refused the device's token (revoked, or the server's catalog was replaced):
-    /// the runner stopped; pair the device again.
-    case needsPairing(message: String)
-}

@@ -12,7 +12,11 @@ public protocol CalendarStore: Sendable {
     /// (`EKEventStore.events(matching:)` with a predicate over the window).
     func events(in window: DateInterval) async throws -> [DeviceEvent]
 
-    /// One event or occurrence, nil when the device no longer has it.
+    /// One event or occurrence, nil when the device no longer has it
+    /// (`EKEventStore.event(withIdentifier:)`, then the occurrence on `occurrenceDate`).
+    ///
+    /// The loop asks for events missing from a scan: one found here was moved out of the
+    /// window or its calendar left the app's selection, and is not deleted on the server.
     func event(_ key: EventKey) async throws -> DeviceEvent?
 
     /// Creates an event in the calendar `calendarId` from a feed row Steno asks the device to
