@@ -7,6 +7,9 @@ import PackageDescription
 /// ← StenoService (daemon wiring) ← thin executables.
 let package = Package(
     name: "Steno",
+    // Linux is the server's platform. These matter to the iOS app that imports StenoAgent
+    // (async URLSession and ISO 8601 parsing need iOS 15) and to building on a Mac.
+    platforms: [.iOS(.v15), .macOS(.v14)],
     products: [
         .executable(name: "stenod", targets: ["stenod"]),
         .executable(name: "steno", targets: ["steno"]),
