@@ -161,6 +161,39 @@ struct DeviceStoreTests {
         #expect(deletions.events.map(\.occurrence.remoteID) == ["E2"] && deletions.events.first?.deletedAt != nil)
     }
 
+    @Test func aDeviceSeesOnlyWhatItsOwnerMaySee() async throws {
+        let (catalog, device, temporary) = try await setUp()
+        _ = temporary
+        let bob = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
+        let bobsPhone = try await catalog.addDevice(ownerID: bob.id, label: "pixel", timeZone: "UTC", tokenHash: Data([7]), now: now)
+        let secondPhone = try await catalog.addDevice(ownerID: device.ownerID, label: "ipad", timeZone: "UTC", tokenHash: Data([8]), now: now)
+        _ = try await catalog.applyDeviceEvents([upsert("ALICE-1", accountID: device.accountID)], accountID: device.accountID, now: now)
+        _ = try await catalog.applyDeviceEvents([upsert("BOB-1", accountID: bobsPhone.accountID)], accountID: bobsPhone.accountID, now: now)
+        // Bob's event inviting alice is hers to see too.
+        var invite = upsert("BOB-2", accountID: bobsPhone.accountID)
+        if case .upsert(let calendar, var occurrence, let request) = invite.change {
+            occurrence.attendees = [Attendee(email: "alice@example.com")]
+            invite.change = .upsert(calendar: calendar, occurrence: occurrence, request: request)
+        }
+        _ = try await catalog.applyDeviceEvents([invite], accountID: bobsPhone.accountID, now: now)
+        // A request for alice's iPad is not for her iPhone.
+        let request = EventOccurrence(
+            remoteID: DeviceEventKeys.requestPrefix + "steno-x@steno", meetingIdentity: "steno-x@steno", title: "Recording", start: now,
+            end: now.addingTimeInterval(60))
+        _ = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(calendar: work, scope: .incremental, updatedResources: [ResourceUpdate(resource: request.remoteID, occurrences: [request])]),
+            accountID: secondPhone.accountID, now: now)
+        func feed(_ phone: DeviceRecord) async throws -> Set<String> {
+            Set(
+                try await catalog.eventChanges(
+                    EventChangesQuery(since: 0, limit: 100, includeDeleted: true, scope: .visibleTo(ownerID: phone.ownerID, deviceAccountID: phone.accountID))
+                ).events.map(\.occurrence.remoteID))
+        }
+        #expect(try await feed(device) == ["ALICE-1", "BOB-2"])
+        #expect(try await feed(secondPhone) == ["ALICE-1", "BOB-2", request.remoteID])
+        #expect(try await feed(bobsPhone) == ["BOB-1", "BOB-2"])
+    }
+
     /// Writers commit while a reader follows `since`: the reader ends with every row's last
     /// version, none missed, none repeated once caught up.
     @Test func aReaderFollowingTheFeedMissesNothingWhileWritersCommit() async throws {
