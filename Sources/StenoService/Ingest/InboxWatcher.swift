@@ -95,7 +95,15 @@ final class InboxWatcher: Service, Sendable {
             logger.warning("inotify is not available; polling the inbox every \(settings.pollInterval)")
         }
         let tick = tickInterval
-        let inputs = reader?.inputs(tickInterval: tick, bufferLimit: bufferLimit) ?? Self.ticks(every: tick)
+        // Both sources are threads of their own and the loop reads them directly: a helper
+        // task on the shared pool (a merge for graceful shutdown, a sleeping timer) stalled
+        // the loop for minutes whenever other work held that pool's threads.
+        let ticks = reader == nil ? WatcherTicks() : nil
+        let inputs = reader?.inputs(tickInterval: tick, bufferLimit: bufferLimit) ?? ticks?.inputs(every: tick) ?? AsyncStream { $0.finish() }
+        defer {
+            reader?.stop()
+            ticks?.stop()
+        }
         let rescanEvery = reader == nil ? settings.pollInterval : settings.rescanInterval
         await rescan(&state, reader: reader, firstTime: true)
         var nextRescan = ContinuousClock.now + rescanEvery
@@ -103,34 +111,38 @@ final class InboxWatcher: Service, Sendable {
         onState(.ready)
         var wasIdle = false
 
-        for await input in inputs.cancelOnGracefulShutdown() {
-            if reader?.takeLostEvents() == true {
-                logger.warning("the watcher fell behind and dropped events; rescanning the inbox")
-                state.eventsLost = true
-            }
-            switch input {
-            case .events(let events):
-                let removed = handle(events, &state, reader: reader)
-                await deliver(removed, &state)
-                // Files moved in long after they were written have settled already; they are
-                // still reported at the next tick, with the others of the burst: reporting
-                // after every read of events made jobs of a few files each (2,000 moved
-                // files: 0.8-1.0 s instead of 0.25-0.3 s).
-            case .tick:
-                let now = ContinuousClock.now
-                await reportSettled(&state)
-                if state.needsRescan || state.eventsLost || now >= nextRescan || state.retryAt.map({ now >= $0 }) == true
-                    || (state.inboxGone && RecordingIngestor.exists(inbox))
-                {
-                    await rescan(&state, reader: reader, firstTime: false)
-                    nextRescan = .now + rescanEvery
+        await withGracefulShutdownHandler {
+            for await input in inputs {
+                if reader?.takeLostEvents() == true {
+                    logger.warning("the watcher fell behind and dropped events; rescanning the inbox")
+                    state.eventsLost = true
                 }
+                switch input {
+                case .events(let events):
+                    let removed = handle(events, &state, reader: reader)
+                    await deliver(removed, &state)
+                    // Files moved in long after they were written have settled already; they are
+                    // still reported at the next tick, with the others of the burst: reporting
+                    // after every read of events made jobs of a few files each (2,000 moved
+                    // files: 0.8-1.0 s instead of 0.25-0.3 s).
+                case .tick:
+                    let now = ContinuousClock.now
+                    await reportSettled(&state)
+                    if state.needsRescan || state.eventsLost || now >= nextRescan || state.retryAt.map({ now >= $0 }) == true
+                        || (state.inboxGone && RecordingIngestor.exists(inbox))
+                    {
+                        await rescan(&state, reader: reader, firstTime: false)
+                        nextRescan = .now + rescanEvery
+                    }
+                }
+                let idle = state.isIdle
+                if idle, !wasIdle { onState(.idle) }
+                wasIdle = idle
             }
-            let idle = state.isIdle
-            if idle, !wasIdle { onState(.idle) }
-            wasIdle = idle
+        } onGracefulShutdown: {
+            reader?.stop()
+            ticks?.stop()
         }
-        reader?.stop()
     }
 
     /// Reports the files that have settled.
@@ -313,19 +325,5 @@ final class InboxWatcher: Service, Sendable {
             removed.append(.removed(path))
         }
         await deliver(removed, &state)
-    }
-
-    /// Ticks only, for polling mode.
-    private static func ticks(every interval: Duration) -> AsyncStream<WatcherInput> {
-        AsyncStream { continuation in
-            let task = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    continuation.yield(.tick)
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
     }
 }
