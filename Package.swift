@@ -46,18 +46,18 @@ let package = Package(
             name: "StenoStore",
             // GRDBSQLite: SQLite's C API, for binding the mirror's bulk writes directly.
             dependencies: [
-                "StenoCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                "StenoCore", "StenoJSON", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             plugins: ["EmbedSchemaPlugin"]
         ),
         // Process-wide SQLite settings that only C can make (sqlite3_config is variadic).
         .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "StenoMedia", dependencies: ["StenoCore"]),
+        .target(name: "StenoMedia", dependencies: ["StenoCore", "StenoJSON"]),
         .target(
             name: "StenoCalendar",
             dependencies: [
-                "StenoCore",
+                "StenoCore", "StenoJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import StenoJSON
 
 /// Metadata a person or bot drops next to a recording as `NAME.json`.
 ///
@@ -40,19 +41,18 @@ public struct Sidecar: Sendable, Hashable {
 
     /// Parses sidecar JSON; throws when it is not valid JSON or not a JSON object.
     public static func parse(_ data: Data) throws(SidecarError) -> Sidecar {
-        let object: Any
+        let object: JSONValue
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            object = try JSONValue.parse(data)
         } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
-            throw SidecarError(.invalidJSON, "sidecar is not valid JSON: \(reason)")
+            throw SidecarError(.invalidJSON, "sidecar is not valid JSON: \(error.description)")
         }
-        guard let dict = object as? [String: Any] else {
+        guard let members = object.objectValue else {
             throw SidecarError(.notAnObject, "sidecar must be a JSON object ({…}), found \(typeName(object))")
         }
         var s = Sidecar()
-        for key in dict.keys.sorted() {
-            guard let value = dict[key] else { continue }
+        for key in members.keys.sorted() {
+            guard let value = members[key] else { continue }
             let norm = key.lowercased().filter { $0 != "_" && $0 != "-" }
             switch norm {
             case "recordedat":
@@ -62,10 +62,8 @@ public struct Sidecar: Sendable, Hashable {
                     if s.recordedAt == nil { s.problems.append("\(key): '\(text)' is not an ISO 8601 date-time") }
                 }
             case "durationseconds", "duration":
-                if let n = value as? NSNumber, !(value is Bool), n.doubleValue.isFinite, n.doubleValue >= 0 {
-                    s.durationSeconds = n.doubleValue
-                } else if let t = value as? String, let d = Double(t), d.isFinite, d >= 0 {
-                    s.durationSeconds = d
+                if let seconds = value.doubleValue ?? value.stringValue.flatMap(Double.init), seconds.isFinite, seconds >= 0 {
+                    s.durationSeconds = seconds
                 } else {
                     s.problems.append("\(key): expected a non-negative number of seconds")
                 }
@@ -78,7 +76,7 @@ public struct Sidecar: Sendable, Hashable {
             case "calendarprovider", "provider": s.calendarProvider = s.string(key, value)
             case "transcript": s.transcript = s.string(key, value)
             case "transcriptfile": s.transcriptFile = s.string(key, value)
-            default: s.extra[key] = jsonText(value)
+            default: s.extra[key] = value.stringValue ?? value.serializedString
             }
         }
         return s
@@ -92,32 +90,21 @@ public struct Sidecar: Sendable, Hashable {
         return try parse(data)
     }
 
-    private mutating func string(_ key: String, _ value: Any) -> String? {
-        if let s = value as? String { return s }
-        if value is NSNull { return nil }
+    private mutating func string(_ key: String, _ value: JSONValue) -> String? {
+        if let s = value.stringValue { return s }
+        if value.isNull { return nil }
         problems.append("\(key): expected a string, found \(Sidecar.typeName(value))")
         return nil
     }
 
-    private static func jsonText(_ value: Any) -> String {
-        if let s = value as? String { return s }
-        if JSONSerialization.isValidJSONObject(value),
-           let d = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) {
-            return String(decoding: d, as: UTF8.self)
-        }
-        if value is NSNull { return "null" }
-        if let n = value as? NSNumber { return value is Bool ? (n.boolValue ? "true" : "false") : n.stringValue }
-        return String(describing: value)
-    }
-
-    private static func typeName(_ v: Any) -> String {
-        switch v {
-        case is String: return "a string"
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        case is NSNull: return "null"
-        case is NSNumber: return "a number"
-        default: return "an unknown value"
+    private static func typeName(_ value: JSONValue) -> String {
+        switch value {
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        case .null: return "null"
+        case .int, .double: return "a number"
+        case .bool: return "a boolean"
         }
     }
 }

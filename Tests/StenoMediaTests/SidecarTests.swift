@@ -46,6 +46,18 @@ struct SidecarTests {
         #expect(s.extra["n"] == "null")
     }
 
+    /// 0 and 1 are numbers, not booleans: Foundation's parser on Linux gave them as values that
+    /// also cast to Bool, so a one-second duration was refused and an extra `1` became "true".
+    @Test func zeroAndOneAreNumbers() throws {
+        let s = try parse(#"{"durationSeconds": 1, "count": 0, "ratio": 1.0, "flag": true}"#)
+        #expect(s.durationSeconds == 1)
+        #expect(s.problems.isEmpty)
+        #expect(s.extra["count"] == "0")
+        #expect(s.extra["ratio"] == "1.0")
+        #expect(s.extra["flag"] == "true")
+        #expect(try parse(#"{"duration": 0}"#).durationSeconds == 0)
+    }
+
     @Test func wrongTypesAreProblemsNotFailures() throws {
         let s = try parse(#"{"title": 42, "durationSeconds": "12.5", "owner": "alice"}"#)
         #expect(s.title == nil)

@@ -1,4 +1,5 @@
 import Foundation
+import StenoJSON
 
 /// The `Authorization` header of a CalDAV account: HTTP Basic with a (app-specific) password,
 /// or an OAuth 2.0 bearer token refreshed when it expires or the server rejects it.
@@ -74,10 +75,10 @@ actor CalDAVAuthorizer {
         let response = try await transport.send(request)
         requests += 1
         bytesReceived += response.body.count
-        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        guard response.isSuccess, let accessToken = json?["access_token"] as? String, !accessToken.isEmpty else {
+        let json = try? JSONValue.parse(response.body)
+        guard response.isSuccess, let accessToken = json?["access_token"]?.stringValue, !accessToken.isEmpty else {
             if response.status == 400 || response.status == 401 {
-                let reason = (json?["error"] as? String) ?? "HTTP \(response.status)"
+                let reason = json?["error"]?.stringValue ?? "HTTP \(response.status)"
                 throw CalendarSyncError.needsCredentials(
                     "\(accountName): the OAuth refresh token was refused by \(refresh.tokenURL.absoluteString) (\(reason)); "
                         + "sign in again and update the account's token")
@@ -85,12 +86,12 @@ actor CalDAVAuthorizer {
             throw HTTPStatusMeaning.error(for: response, doing: "POST \(refresh.tokenURL.absoluteString) (OAuth token refresh)")
         }
         updated.accessToken = accessToken
-        if let seconds = (json?["expires_in"] as? NSNumber)?.doubleValue {
+        if let seconds = json?["expires_in"]?.doubleValue {
             updated.accessTokenExpiresAt = Date().addingTimeInterval(seconds)
         } else {
             updated.accessTokenExpiresAt = nil
         }
-        if let newRefresh = json?["refresh_token"] as? String, !newRefresh.isEmpty { updated.refreshToken = newRefresh }
+        if let newRefresh = json?["refresh_token"]?.stringValue, !newRefresh.isEmpty { updated.refreshToken = newRefresh }
         credentials = updated
         try await save(updated)
         return HTTPAuthorization.bearer(accessToken)

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoJSON
 
 /// What a CalDAV account remembers between syncs (the account's `syncState`): where its
 /// calendars live, so later syncs skip discovery.
@@ -57,15 +58,13 @@ public struct CalDAVCalendarState: Codable, Sendable, Hashable {
 /// JSON for the states: sorted keys, so equal states are equal strings.
 enum CalDAVStateCoding {
     static func encode<Value: Encodable>(_ value: Value) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONValueEncoder().encode(value))?.serializedString ?? "{}"
     }
 
     /// The decoded value, or nil when absent or unreadable (then it is probed or synced anew).
     static func decode<Value: Decodable>(_ type: Value.Type, from text: String?) -> Value? {
         guard let text, !text.isEmpty else { return nil }
-        return try? JSONDecoder().decode(type, from: Data(text.utf8))
+        return try? JSONValueDecoder().decode(type, from: JSONValue.parse(text))
     }
 
     /// The UTC day of an instant, `YYYYMMDD`.

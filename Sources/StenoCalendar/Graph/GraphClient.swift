@@ -1,4 +1,5 @@
 import Foundation
+import StenoJSON
 import Synchronization
 
 /// Sends one Graph account's requests: the bearer token (renewed once after a 401), at most
@@ -94,9 +95,9 @@ struct GraphError: Sendable, Hashable, CustomStringConvertible {
 
     init(_ response: HTTPResponseValue) {
         status = response.status
-        let error = ((try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any])?["error"] as? [String: Any]
-        code = error?["code"] as? String
-        message = error?["message"] as? String
+        let error = (try? JSONValue.parse(response.body))?["error"]
+        code = error?["code"]?.stringValue
+        message = error?["message"]?.stringValue
     }
 
     /// Whether the delta state is gone and the round must start over (410 Gone, or the codes

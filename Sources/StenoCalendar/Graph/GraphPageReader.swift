@@ -5,6 +5,11 @@ import Foundation
 /// quarter of `JSONDecoder`'s CPU time per event on Linux (a full sync reads tens of
 /// thousands of events).
 ///
+/// This is the one place JSON is read without StenoJSON, on purpose: the delta pages are the
+/// largest JSON a sync reads, and building a `JSONValue` tree first (then decoding it) costs
+/// several times this reader's time. Every other Graph response (errors, sign-in, writes) goes
+/// through `JSONValue`.
+///
 /// Strict JSON (RFC 8259); any malformed input is a ``GraphPageReader/Failure`` with the
 /// byte offset. Nesting deeper than ``maximumDepth`` is refused rather than recursed into.
 struct GraphPageReader {

@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoJSON
 
 /// Write-back to Microsoft Graph (SPEC §6): create an event for a recording that has none,
 /// rename a meeting.
@@ -20,17 +21,17 @@ extension GraphProvider: CalendarEventWriter {
         let setup = try GraphAccountSetup(account: context.account)
         let client = makeClient(setup: setup, context: context)
         let url = setup.endpoints.graphURL.appendingPathComponent(calendarRemoteID).appendingPathComponent("events")
-        var object: [String: Any] = [
-            "subject": event.title,
-            "start": ["dateTime": LocalDateTime(utc: event.start).description, "timeZone": "UTC"],
-            "end": ["dateTime": LocalDateTime(utc: max(event.end, event.start)).description, "timeZone": "UTC"],
+        var object: [String: JSONValue] = [
+            "subject": .string(event.title),
+            "start": ["dateTime": .string(LocalDateTime(utc: event.start).description), "timeZone": "UTC"],
+            "end": ["dateTime": .string(LocalDateTime(utc: max(event.end, event.start)).description), "timeZone": "UTC"],
             // The recording is over: nobody needs reminding of it.
             "isReminderOn": false,
         ]
-        if let uid = event.uid { object["transactionId"] = uid }
-        if let location = event.location { object["location"] = ["displayName": location] }
-        if let description = event.description { object["body"] = ["contentType": "text", "content": description] }
-        let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        if let uid = event.uid { object["transactionId"] = .string(uid) }
+        if let location = event.location { object["location"] = ["displayName": .string(location)] }
+        if let description = event.description { object["body"] = ["contentType": "text", "content": .string(description)] }
+        let body = Data(JSONValue.object(object).serializedBytes)
         let response = try await client.send("POST", url, mailbox: calendarRemoteID, body: body, headers: [Self.preferUTC])
         guard response.status == 201 || response.status == 200 else {
             throw writeError(response, doing: "create an event in \(calendarRemoteID)", context: context, setup: setup)
@@ -65,7 +66,7 @@ extension GraphProvider: CalendarEventWriter {
         context: CalendarAccountContext
     ) async throws -> HTTPResponseValue {
         let url = eventURL(id, mailbox: mailbox, setup: setup)
-        let body = try JSONSerialization.data(withJSONObject: ["subject": title], options: [])
+        let body = Data(JSONValue.object(["subject": .string(title)]).serializedBytes)
         return try await ConditionalWrite.retryingOnce(target: "event \(id) in \(mailbox)", request: "PATCH with If-Match", logger: context.logger) {
             isRetry in
             var changeKey = knownChangeKey

@@ -1,4 +1,5 @@
 import Foundation
+import StenoJSON
 
 /// A person's Microsoft sign-in for a delegated Graph account: the device code flow against
 /// the account's authority, then `GET /me` to learn whose mailbox it is.
@@ -40,8 +41,8 @@ public enum GraphSignIn {
             throw CalendarSyncError.badSource("GET \(url.absoluteString): \(error)")
         }
         guard response.isSuccess else { throw CalendarSyncError.badSource("GET \(url.absoluteString) failed: \(GraphError(response))") }
-        let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any]
-        guard let name = (object?["userPrincipalName"] as? String) ?? (object?["mail"] as? String), !name.isEmpty else {
+        let object = try? JSONValue.parse(response.body)
+        guard let name = object?["userPrincipalName"]?.stringValue ?? object?["mail"]?.stringValue, !name.isEmpty else {
             throw CalendarSyncError.malformedResponse("GET \(url.absoluteString) named no userPrincipalName")
         }
         return name.lowercased()

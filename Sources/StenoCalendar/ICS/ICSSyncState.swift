@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoJSON
 
 /// What an ICS calendar remembers between syncs, to skip work when nothing changed.
 struct ICSSyncState: Codable, Hashable {
@@ -13,14 +14,13 @@ struct ICSSyncState: Codable, Hashable {
     var lastModified: String?
 
     static func decode(_ text: String?) -> ICSSyncState? {
-        guard let text, let data = text.data(using: .utf8) else { return nil }
-        return try? JSONDecoder().decode(ICSSyncState.self, from: data)
+        guard let text else { return nil }
+        return try? JSONValueDecoder().decode(ICSSyncState.self, from: JSONValue.parse(text))
     }
 
+    /// Sorted keys, so equal states are equal strings.
     var encoded: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? JSONValueEncoder().encode(self))?.serializedString ?? "{}"
     }
 
     /// The UTC day of an instant, `YYYYMMDD`.

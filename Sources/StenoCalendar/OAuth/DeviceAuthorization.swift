@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoJSON
 
 /// The OAuth 2.0 device authorization grant (RFC 8628), as the Microsoft identity platform
 /// implements it: the daemon asks for a device code, a person enters the user code at the
@@ -40,16 +41,16 @@ public struct DeviceAuthorization: Sendable, Hashable, Codable {
             if let error = OAuthErrorResponse(response) { throw DeviceSignInFailure.refused(error.description) }
             throw HTTPStatusMeaning.error(for: response, doing: "POST \(url.absoluteString) (device authorization)")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
-            let deviceCode = object["device_code"] as? String, let userCode = object["user_code"] as? String,
-            let uri = (object["verification_uri"] ?? object["verification_url"]) as? String
+        guard let object = try? JSONValue.parse(response.body),
+            let deviceCode = object["device_code"]?.stringValue, let userCode = object["user_code"]?.stringValue,
+            let uri = (object["verification_uri"] ?? object["verification_url"])?.stringValue
         else {
             throw CalendarSyncError.malformedResponse("POST \(url.absoluteString) answered without device_code, user_code and verification_uri")
         }
-        let expiresIn = (object["expires_in"] as? NSNumber)?.doubleValue ?? 900
-        let interval = (object["interval"] as? NSNumber)?.doubleValue ?? 5
+        let expiresIn = object["expires_in"]?.doubleValue ?? 900
+        let interval = object["interval"]?.doubleValue ?? 5
         return DeviceAuthorization(
-            deviceCode: deviceCode, userCode: userCode, verificationURI: uri, message: object["message"] as? String,
+            deviceCode: deviceCode, userCode: userCode, verificationURI: uri, message: object["message"]?.stringValue,
             expiresAt: now.addingTimeInterval(expiresIn), interval: max(1, interval))
     }
 

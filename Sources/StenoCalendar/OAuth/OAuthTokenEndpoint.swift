@@ -1,5 +1,6 @@
 import Foundation
 import StenoCore
+import StenoJSON
 
 /// An OAuth 2.0 token endpoint (RFC 6749 §3.2): every grant is a form POST answered by a
 /// token response or an error response.
@@ -28,7 +29,7 @@ public struct OAuthTokenEndpoint: Sendable {
     public func post(_ fields: [(String, String)]) async throws -> (outcome: OAuthGrantOutcome, bytes: Int) {
         let response = try await OAuthForm.post(fields + [("client_id", clientID)], to: tokenURL, transport: transport)
         if response.isSuccess {
-            guard let tokens = try? JSONDecoder().decode(OAuthTokens.self, from: response.body), !tokens.accessToken.isEmpty else {
+            guard let tokens = try? JSONValueDecoder().decode(OAuthTokens.self, from: JSONValue.parse(response.body)), !tokens.accessToken.isEmpty else {
                 throw CalendarSyncError.malformedResponse(
                     "POST \(tokenURL.absoluteString) answered \(response.status) without an access_token")
             }
@@ -103,10 +104,10 @@ public struct OAuthErrorResponse: Error, Sendable, Hashable, CustomStringConvert
     /// The error in a 4xx response, nil when the body is not an OAuth error.
     init?(_ response: HTTPResponseValue) {
         guard (400..<500).contains(response.status),
-            let object = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any],
-            let code = object["error"] as? String, !code.isEmpty
+            let object = try? JSONValue.parse(response.body),
+            let code = object["error"]?.stringValue, !code.isEmpty
         else { return nil }
-        self.init(code: code, errorDescription: object["error_description"] as? String, status: response.status)
+        self.init(code: code, errorDescription: object["error_description"]?.stringValue, status: response.status)
     }
 
     /// The code and the first line of the description (Microsoft's run to many lines of trace ids).

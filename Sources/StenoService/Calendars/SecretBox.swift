@@ -59,6 +59,10 @@ public struct SecretBox: Sendable {
     }
 
     /// Seals credentials.
+    ///
+    /// Foundation's coder, not StenoJSON's, on purpose: sealed credentials store their dates as
+    /// milliseconds since 1970, and `JSONValueEncoder` writes dates as ISO 8601 text, so boxes
+    /// already in catalogs would no longer open.
     public func seal(_ credentials: CalendarCredentials) throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StenoCore
+import StenoJSON
 
 /// Applies one ``CalendarChangeSet`` inside a write transaction.
 ///
@@ -171,15 +172,13 @@ struct MirrorWriter {
     /// array.
     func remember(_ updates: [ResourceUpdate], calendarID: Int64) throws {
         guard !updates.isEmpty else { return }
-        var pairs = "["
-        for (index, update) in updates.enumerated() {
-            pairs += index == 0 ? "[" : ",["
-            SQLiteCatalog.appendJSON(update.resource, to: &pairs)
-            pairs += ","
-            SQLiteCatalog.appendJSON(update.etag, to: &pairs)
-            pairs += "]"
+        var pairs = JSONArrayWriter(reservingCapacity: updates.count * 96)
+        for update in updates {
+            pairs.appendArray { pair in
+                pair.append(update.resource)
+                pair.append(update.etag)
+            }
         }
-        pairs += "]"
         try db.cachedStatement(
             sql: """
                 INSERT INTO calendar_resources (calendar_id, resource, etag, updated_at)
@@ -188,7 +187,7 @@ struct MirrorWriter {
                 ON CONFLICT(calendar_id, resource) DO UPDATE SET etag = excluded.etag, updated_at = excluded.updated_at
                 WHERE etag IS NOT excluded.etag
                 """
-        ).execute(arguments: [calendarID, now, pairs])
+        ).execute(arguments: [calendarID, now, pairs.text])
     }
 
     /// Drops a resource the source deleted.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StenoCore
+import StenoJSON
 
 extension SQLiteCatalog {
     static let accountColumns = """
@@ -144,7 +145,7 @@ extension SQLiteCatalog {
 
     static func account(_ row: Row) -> CalendarAccount {
         let settingsText: String = row["settings"]
-        let settings = (try? JSONDecoder().decode([String: String].self, from: Data(settingsText.utf8))) ?? [:]
+        let settings = (try? JSONValueDecoder().decode([String: String].self, from: JSONValue.parse(settingsText))) ?? [:]
         return CalendarAccount(
             id: row["id"],
             provider: CalendarProviderKind(rawValue: row["provider"]) ?? .ics,
@@ -163,8 +164,6 @@ extension SQLiteCatalog {
     }
 
     static func encodeSettings(_ settings: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(settings), as: UTF8.self)
+        JSONValue.object(settings.mapValues(JSONValue.string)).serializedString
     }
 }

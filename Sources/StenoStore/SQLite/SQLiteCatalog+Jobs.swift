@@ -300,50 +300,6 @@ extension SQLiteCatalog {
         }
     }
 
-    /// A JSON array of strings, for `json_each` (one cached statement whatever the count).
-    static func jsonArray(_ strings: [String]) -> String {
-        jsonArray(strings.map(Optional.some))
-    }
-
-    /// A JSON array of ids, for `json_each` (one cached statement whatever the count).
-    static func jsonArray(_ ids: some Sequence<Int64>) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
-    }
-
-    /// A JSON array of strings and nulls, for `json_each`.
-    static func jsonArray(_ strings: [String?]) -> String {
-        var json = "["
-        json.reserveCapacity(strings.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
-        for (index, string) in strings.enumerated() {
-            if index > 0 { json += "," }
-            appendJSON(string, to: &json)
-        }
-        return json + "]"
-    }
-
-    /// Appends a JSON string literal (or `null`) to `json`. Most strings need no escaping and
-    /// are copied whole.
-    static func appendJSON(_ string: String?, to json: inout String) {
-        guard let string else {
-            json += "null"
-            return
-        }
-        json += "\""
-        if !string.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
-            json += string
-        } else {
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": json += "\\\""
-                case "\\": json += "\\\\"
-                case _ where scalar.value < 0x20: json += String(format: "\\u%04x", scalar.value)
-                default: json.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        json += "\""
-    }
-
     /// Whole milliseconds of a duration (negative durations count as zero).
     static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

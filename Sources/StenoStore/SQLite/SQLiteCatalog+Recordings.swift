@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StenoCore
+import StenoJSON
 
 extension SQLiteCatalog: RecordingStore {
     public func pathState(_ path: String) async throws -> PathState? {
@@ -326,13 +327,13 @@ extension SQLiteCatalog {
 
     /// Warnings as stored: a JSON array, or NULL when there are none.
     static func warningsJSON(_ warnings: [String]) -> String? {
-        guard !warnings.isEmpty, let data = try? JSONEncoder().encode(warnings) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard !warnings.isEmpty else { return nil }
+        return JSONArrayWriter.text(of: warnings)
     }
 
     /// Warnings from their stored JSON (none when NULL or unreadable).
     static func warnings(fromJSON text: String?) -> [String] {
-        guard let text, let list = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else { return [] }
+        guard let text, let list = try? JSONValueDecoder().decode([String].self, from: JSONValue.parse(text)) else { return [] }
         return list
     }
 
