@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "StenoCore"),
         // The JSON codec every module that reads or writes JSON uses (Foundation only).
         .target(name: "StenoJSON"),
+        // TOML 1.0 read into a JSONValue tree (the daemon's configuration file).
+        .target(name: "StenoTOML", dependencies: ["StenoJSON"]),
 
         // MARK: Adapters.
         .target(name: "StenoAPI", dependencies: ["StenoCore", "StenoJSON"]),
@@ -72,7 +74,7 @@ let package = Package(
         .target(
             name: "StenoService",
             dependencies: [
-                "StenoCore", "StenoJSON", "StenoAPI", "StenoStore", "StenoMedia", "StenoCalendar",
+                "StenoCore", "StenoJSON", "StenoTOML", "StenoAPI", "StenoStore", "StenoMedia", "StenoCalendar",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -122,7 +124,7 @@ let package = Package(
         .target(
             name: "StenoTesting",
             dependencies: [
-                "StenoAPI", "StenoCore",
+                "StenoAPI", "StenoCore", "StenoCalendar",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -132,6 +134,7 @@ let package = Package(
         // MARK: Tests.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoTesting"]),
         .testTarget(name: "StenoJSONTests", dependencies: ["StenoJSON"]),
+        .testTarget(name: "StenoTOMLTests", dependencies: ["StenoTOML", "StenoJSON"]),
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting"]),

@@ -1,4 +1,5 @@
--- Steno catalog, schema 1: the whole domain of SPEC §3.
+-- Steno catalog, schema 1: users, recordings, calendar accounts and their mirrored events,
+-- meetings and attendees, links, and the job queue.
 --
 -- Conventions:
 --   * every instant is INTEGER milliseconds since 1970-01-01T00:00:00Z (UTC);

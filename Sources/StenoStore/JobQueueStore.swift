@@ -1,7 +1,8 @@
 import Foundation
 import StenoCore
 
-/// The durable job queue (SPEC §5), in the catalog database.
+/// The durable job queue, in the catalog database: a job survives a crash or restart of the
+/// daemon and runs at least once.
 ///
 /// Claims are atomic in the database (one `UPDATE … RETURNING` in SQLite; `FOR UPDATE SKIP
 /// LOCKED` in a PostgreSQL implementation), so several daemons may share one queue. Every

@@ -1,4 +1,5 @@
 import Foundation
+import StenoCalendar
 import StenoCore
 
 extension GraphDouble {

@@ -2,7 +2,7 @@ import Foundation
 import StenoCore
 import StenoJSON
 
-/// Write-back to Microsoft Graph (SPEC §6): create an event for a recording that has none,
+/// Write-back to Microsoft Graph: create an event for a recording that has none,
 /// rename a meeting.
 ///
 /// - create: `POST /{mailbox}/events` with a `transactionId` (the event's UID), so a request

@@ -2,7 +2,7 @@ import Foundation
 import StenoCore
 
 /// Reads events straight from their source: for revalidating links to events outside the
-/// mirrored window, which syncs no longer look at (SPEC §6, §7). Everything inside the window
+/// mirrored window, which syncs no longer look at. Everything inside the window
 /// is answered from the mirror and costs no request.
 public protocol CalendarEventLookup: Sendable {
     /// The events `keys` of one account as the source holds them now, read with one client

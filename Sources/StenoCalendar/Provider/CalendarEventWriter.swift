@@ -3,7 +3,7 @@ import Logging
 import StenoCore
 
 /// Writes events back to an account's calendars: create an event for a recording that has
-/// none, rename a meeting (SPEC §6, write-back).
+/// none, rename a meeting.
 ///
 /// Writes never overwrite a change the writer has not seen: a provider sends a precondition
 /// with every write (CalDAV: `If-None-Match: *` to create, `If-Match` with a strong ETag to

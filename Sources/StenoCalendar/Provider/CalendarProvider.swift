@@ -27,7 +27,7 @@ public struct CalendarSyncContext: Sendable {
     public var account: CalendarAccount
     /// The opened secret, when the account has one.
     public var credentials: CalendarCredentials?
-    /// Occurrences are mirrored within this window (SPEC: 180 days back, 365 ahead by default).
+    /// Occurrences are mirrored within this window (by default 180 days back, 365 ahead).
     public var window: DateInterval
     /// Where change sets go.
     public var mirror: any CalendarMirror

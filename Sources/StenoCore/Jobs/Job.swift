@@ -1,6 +1,7 @@
 import Foundation
 
-/// One unit of background work in the durable job queue (SPEC §3, §5).
+/// One unit of background work in the durable job queue (ingest a file, link a recording,
+/// sync a calendar account, revalidate links).
 ///
 /// A job is at-least-once: a worker that crashes or stalls loses its lease and the job runs
 /// again, so handlers must be idempotent. The catalog database holds the queue, so a job

@@ -32,7 +32,7 @@ public struct ScoredCandidate: Sendable, Hashable {
     public var score: Double { terms.reduce(0) { $0 + $1.points } }
 }
 
-/// Scores how likely it is that a recording captured an event (SPEC §7).
+/// Scores how likely it is that a recording captured an event, for links made by time overlap.
 public enum LinkScorer {
     /// Scores one candidate: the share of the recording inside the event (up to 0.5), closeness
     /// of the starts (up to 0.2), the owner's part (organiser +0.15, accepted +0.1, tentative

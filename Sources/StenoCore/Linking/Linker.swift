@@ -6,7 +6,7 @@ public enum LinkMethod: String, Sendable, Hashable, Codable, CaseIterable {
     case iCalUID = "icaluid"
     /// The sidecar's event id names the event.
     case eventID = "event-id"
-    /// Time overlap and the score of SPEC §7.
+    /// Time overlap, chosen by ``LinkScorer``'s score.
     case overlap
     /// A person linked it.
     case manual
@@ -51,7 +51,8 @@ public struct LinkDecision: Sendable, Hashable {
     }
 }
 
-/// Decides which meeting a recording captured (SPEC §7): identity first, then time.
+/// Decides which meeting a recording captured: identity first (the iCalUId or event id the
+/// recording carries), then time overlap.
 public enum Linker {
     /// Decides a link.
     ///

@@ -71,7 +71,7 @@ public struct RevalidationDecision: Sendable, Hashable {
     }
 }
 
-/// Re-checks a link against the current mirror (SPEC §7): the event still there → refresh;
+/// Re-checks a link against the current mirror (nightly and on request): the event still there → refresh;
 /// moved so an automatic link no longer fits → relink; gone → the same meeting elsewhere → the
 /// same title within ±5 min of the start → otherwise orphaned, with the cache kept.
 public enum Revalidator {

@@ -4,7 +4,7 @@ import StenoCalendar
 import StenoCore
 import StenoStore
 
-/// Write-back (SPEC §6): creates events and renames them at the provider, and mirrors what
+/// Write-back to the calendars Steno mirrors: creates events and renames them at the provider, and mirrors what
 /// the provider answered at once, so what the write was for (a link, a new title) does not
 /// wait for the next sync. Who may write what is the caller's to decide.
 public struct CalendarWriteBack: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import StenoJSON
+import StenoTOML
 
 extension StenoConfiguration {
     /// The settings a TOML file may hold, by their names in the file.

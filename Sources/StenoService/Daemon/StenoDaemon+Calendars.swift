@@ -53,7 +53,7 @@ extension StenoDaemon {
     }
 
     /// Every Steno user's emails: the mailboxes an organisation Graph account without a user
-    /// list reads (SPEC §6: "every user mapped in Steno").
+    /// list reads: such an account covers every user mapped in Steno.
     static func userEmails(store: SQLiteCatalog) async throws -> [String] {
         var emails: [String] = []
         var after: Int64?

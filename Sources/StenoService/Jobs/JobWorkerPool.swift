@@ -7,7 +7,7 @@ import ServiceLifecycle
 import StenoCore
 import StenoStore
 
-/// Runs queued jobs with a bounded number of workers (SPEC §5).
+/// Runs queued jobs with a bounded number of workers (`[jobs] workers`).
 ///
 /// Each worker claims one job at a time — or, for a `BatchJobHandler`, a batch of jobs of its
 /// kind — with a lease, renews the lease every third of its length while the handler runs,

@@ -36,7 +36,7 @@ extension RecordingLinker {
         return changed
     }
 
-    /// Revalidates many links (SPEC §7) with batched reads and writes; returns the counts by
+    /// Revalidates many links with batched reads and writes; returns the counts by
     /// action. Links to events outside the mirrored window are first checked at the source
     /// (``SourceEventVerifier``); those it could not check stay as they are.
     public func revalidate(recordingIDs: [Int64]) async throws -> [RevalidationAction: Int] {

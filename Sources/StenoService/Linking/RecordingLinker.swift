@@ -47,7 +47,7 @@ public struct RecordingLinker: Sendable {
         return decision
     }
 
-    /// Re-checks one link and writes what changed (SPEC §7).
+    /// Re-checks one link against the current mirror and writes what changed.
     public func revalidate(recordingID: Int64) async throws -> RevalidationAction {
         try await revalidate(recordingIDs: [recordingID]).first?.key ?? .unchanged
     }
@@ -59,13 +59,5 @@ public struct RecordingLinker: Sendable {
             "{\"meeting\":\(scored.candidate.meetingID),\"event\":\(scored.candidate.eventID),\"score\":\(String(format: "%.3f", scored.score))}"
         }
         return "[" + items.joined(separator: ",") + "]"
-    }
-}
-
-extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

@@ -4,7 +4,8 @@ import StenoCalendar
 import StenoCore
 import StenoStore
 
-/// Revalidation's view of linked events outside the mirrored window (SPEC §6, §7).
+/// Revalidation's view of linked events outside the mirrored window (by default 180 days back
+/// and 365 ahead): a link to an event there must still be checked, yet no sync reads it.
 ///
 /// Syncs no longer look there, so the mirror's row of such an event may be stale. Its source
 /// is asked directly (Microsoft Graph: `GET /events/{id}`) and the row brought up to date

@@ -4,8 +4,7 @@ import StenoCalendar
 import StenoCore
 import StenoStore
 
-/// `meetings.create` and `meetings.rename`: write-back to the calendars Steno mirrors (SPEC
-/// §6). A member writes only to calendars of their own accounts; admins to anyone's.
+/// `meetings.create` and `meetings.rename`: write-back to the calendars Steno mirrors. A member writes only to calendars of their own accounts; admins to anyone's.
 extension MeetingMethods {
     func registerWriteBack(in table: inout RPCMethodTable) {
         let methods = self

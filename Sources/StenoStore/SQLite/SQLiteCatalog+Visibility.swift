@@ -1,6 +1,6 @@
 import Foundation
 
-/// The visibility rules of SPEC §7–8 as SQL, so every store query enforces them itself:
+/// Who may see what, as SQL, so every store query enforces it itself:
 /// a member sees the recordings they own, the meetings they organised or attended (or hold in
 /// their own calendars), and the recordings linked to those meetings; an admin sees everything.
 ///

@@ -1,6 +1,6 @@
-import StenoAPI
+import StenoJSON
 import Testing
-@testable import StenoService
+@testable import StenoTOML
 
 private func tomlError(_ text: String) -> TOMLError? {
     do {
