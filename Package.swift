@@ -3,8 +3,9 @@ import PackageDescription
 
 /// Steno: a catalog of meeting recordings linked to the calendar meetings they captured.
 ///
-/// Dependencies point inward: StenoCore (pure domain) ← adapters (API, Store, Media, Calendar)
-/// ← StenoService (daemon wiring) ← thin executables.
+/// Dependencies point inward: StenoCore (pure domain) and StenoJSON (the JSON codec) ← StenoTOML
+/// and the adapters (API, Store, Media, Calendar) ← StenoService (daemon wiring) ← thin
+/// executables. Every target declares each module it imports (PackageManifestTests checks).
 let package = Package(
     name: "Steno",
     // Linux is the server's platform. These matter to the iOS app that imports StenoAgent
@@ -144,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "StenoServiceTests",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoCore", "StenoStore", "StenoCalendar", "StenoTesting",
+                "StenoService", "StenoAPI", "StenoCore", "StenoStore", "StenoMedia", "StenoCalendar", "StenoTesting",
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
