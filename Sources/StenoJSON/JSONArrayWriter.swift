@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes a JSON array element by element straight into bytes, without building `JSONValue`s
 /// first: for the arrays the catalog hands to SQLite's `json_each` on hot paths (thousands of
 /// ids, paths or ETags per statement). Elements are written exactly as `JSONValue.write(to:)`
@@ -46,6 +48,18 @@ public struct JSONArrayWriter: Sendable {
         swap(&nested.writer.out, &writer.out)
     }
 
+    /// Appends an object as one element, its members written by `body` in the order given (not
+    /// sorted): for stored formats that fixed their member order.
+    public mutating func appendObject(_ body: (inout JSONObjectWriter) -> Void) {
+        separate()
+        var object = JSONObjectWriter(writer: _JSONWriter(out: [], indent: nil))
+        swap(&object.writer.out, &writer.out)
+        object.writer.out.append(UInt8(ascii: "{"))
+        body(&object)
+        object.writer.out.append(UInt8(ascii: "}"))
+        swap(&object.writer.out, &writer.out)
+    }
+
     /// The array so far, closed, as bytes.
     public var bytes: [UInt8] { writer.out + [UInt8(ascii: "]")] }
 
@@ -85,5 +99,40 @@ public struct JSONArrayWriter: Sendable {
         var array = JSONArrayWriter(reservingCapacity: numbers.underestimatedCount * 8)
         for number in numbers { array.append(number) }
         return array.text
+    }
+}
+
+/// The members of one object inside a ``JSONArrayWriter``, in the order they are written.
+public struct JSONObjectWriter: Sendable {
+    var writer: _JSONWriter
+    private var isEmpty = true
+
+    init(writer: _JSONWriter) { self.writer = writer }
+
+    /// Writes `"key":number`.
+    public mutating func member(_ key: String, _ number: Int64) {
+        writeKey(key)
+        writer.writeInteger(number)
+    }
+
+    /// Writes `"key":number` with exactly `fractionDigits` digits after the point (`0.800`),
+    /// rounded half to even as C's `printf` does; a non-finite number is written as `null`.
+    public mutating func member(_ key: String, _ number: Double, fractionDigits: Int) {
+        writeKey(key)
+        guard number.isFinite else {
+            writer.appendASCII("null")
+            return
+        }
+        writer.out.append(contentsOf: String(format: "%.\(max(0, fractionDigits))f", number).utf8)
+    }
+
+    private mutating func writeKey(_ key: String) {
+        if isEmpty {
+            isEmpty = false
+        } else {
+            writer.out.append(UInt8(ascii: ","))
+        }
+        writer.writeString(key)
+        writer.out.append(UInt8(ascii: ":"))
     }
 }

@@ -31,4 +31,19 @@ struct JSONArrayWriterTests {
         #expect(pairs.text == #"[["a.ics",null],[],{"k":1},7]"#)
         #expect(pairs.bytes == Array(pairs.text.utf8))
     }
+
+    /// Objects keep the order their members were written in, and fixed-point scores keep their
+    /// trailing zeros: the stored format of an ambiguous link's contenders.
+    @Test func objectsInWrittenOrderWithFixedDecimals() {
+        var items = JSONArrayWriter()
+        for (meeting, event, score) in [(Int64(7), Int64(12), 0.8), (3, 4, 0.79951), (9, 1, -0.4), (2, 2, .nan)] {
+            items.appendObject { item in
+                item.member("meeting", meeting)
+                item.member("event", event)
+                item.member("score", score, fractionDigits: 3)
+            }
+        }
+        items.appendObject { _ in }
+        #expect(items.text == #"[{"meeting":7,"event":12,"score":0.800},{"meeting":3,"event":4,"score":0.800},{"meeting":9,"event":1,"score":-0.400},{"meeting":2,"event":2,"score":null},{}]"#)
+    }
 }

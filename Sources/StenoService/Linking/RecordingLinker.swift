@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StenoCore
+import StenoJSON
 import StenoStore
 
 /// Links recordings to meetings and revalidates links: feeds the pure ``Linker`` and
@@ -55,9 +56,16 @@ public struct RecordingLinker: Sendable {
     /// The close candidates of an ambiguous decision as JSON, for `links --ambiguous`.
     static func contendersJSON(_ decision: LinkDecision, policy: LinkPolicy) -> String? {
         guard decision.state == .ambiguous else { return nil }
-        let items = decision.contenders(policy).map { scored in
-            "{\"meeting\":\(scored.candidate.meetingID),\"event\":\(scored.candidate.eventID),\"score\":\(String(format: "%.3f", scored.score))}"
+        // Stored in `links.candidates` and sent to clients as is: members in this order, the
+        // score with three decimals.
+        var items = JSONArrayWriter()
+        for scored in decision.contenders(policy) {
+            items.appendObject { item in
+                item.member("meeting", scored.candidate.meetingID)
+                item.member("event", scored.candidate.eventID)
+                item.member("score", scored.score, fractionDigits: 3)
+            }
         }
-        return "[" + items.joined(separator: ",") + "]"
+        return items.text
     }
 }
