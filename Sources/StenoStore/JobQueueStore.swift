@@ -9,49 +9,31 @@ import StenoCore
 /// claim carries a fencing token, strictly increasing per job: once a lease expired and the
 /// job was claimed again, the old worker's `complete`, `fail` and `heartbeat` are refused.
 public protocol JobQueueStore: Sendable {
-    /// Enqueues a job, or returns the live job holding the draft's unique key.
+    /// Enqueues drafts in one transaction: a draft whose unique key a live job holds — or an
+    /// earlier draft of the same call — adds nothing and is `.alreadyLive`. Returns one result
+    /// per draft, in order.
     ///
     /// - Throws: `StoreError.invalid` for an empty kind, a payload that is not JSON, or
-    ///   `maxAttempts` below 1.
-    func enqueue(_ draft: JobDraft) async throws -> EnqueueResult
-
-    /// Enqueues several drafts in one transaction, as `enqueue(_:)` would one by one: a draft
-    /// whose unique key a live job holds — or an earlier draft of the same batch — adds
-    /// nothing and is `.alreadyLive`. Returns one result per draft, in order.
-    ///
-    /// - Throws: `StoreError.invalid` for a bad draft (then nothing is enqueued).
+    ///   `maxAttempts` below 1 (then nothing is enqueued).
     func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult]
 
-    /// Claims the most urgent due job: `queued` or `failed` with `runAt <= now`, by priority
-    /// (highest first), then run-at, then id. Nil when nothing is due.
+    /// Claims due jobs (`queued` or `failed` with `runAt <= now`) in one atomic step: the most
+    /// urgent one — by priority (highest first), then run-at, then id — and with it the next
+    /// due jobs of the same kind and priority, in claim order, up to `limits[kind]` (1 when
+    /// absent). Each claim has its own fencing token. Empty when nothing is due.
     ///
     /// - Parameter kinds: only these kinds (the ones this worker has handlers for); nil for any.
-    func claim(workerID: String, kinds: Set<String>?, leaseDuration: Duration, now: Date) async throws -> ClaimedJob?
-
-    /// Claims up to a batch of due jobs of one kind in one atomic step, for handlers that run
-    /// jobs together: the most urgent due job (as `claim` picks it), and with it, when its kind
-    /// has a limit above 1 in `batchLimits`, the next due jobs of the same kind and priority,
-    /// in claim order, up to that limit. Each claim has its own fencing token. Empty when
-    /// nothing is due.
     func claim(
-        workerID: String, kinds: Set<String>?, batchLimits: [String: Int], leaseDuration: Duration, now: Date
+        workerID: String, kinds: Set<String>?, limits: [String: Int], leaseDuration: Duration, now: Date
     ) async throws -> [ClaimedJob]
 
-    /// Extends a lease to `now + extendBy`. False when the lease was lost (expired and taken
-    /// over, released, or the job finished): the worker should stop.
-    func heartbeat(_ claim: ClaimedJob, extendBy: Duration, now: Date) async throws -> Bool
-
-    /// Extends the leases of several claims to `now + extendBy` in one transaction. Returns
-    /// the ids of the jobs whose lease is still held; the others were lost.
+    /// Extends the leases of claims to `now + extendBy` in one transaction. Returns the ids of
+    /// the jobs whose lease is still held; the others were lost (expired and taken over,
+    /// released, or finished), and their workers should stop.
     func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64>
 
-    /// Marks a claimed job `succeeded` with the handler's result (JSON text).
-    ///
-    /// - Throws: `StoreError.conflict` when the claim's token is stale.
-    func complete(_ claim: ClaimedJob, result: String?, now: Date) async throws
-
-    /// Marks several claimed jobs `succeeded` in one transaction, each fenced by its own
-    /// token: a completion whose claim is stale is rejected (its job untouched) while the
+    /// Marks claimed jobs `succeeded` with their results in one transaction, each fenced by its
+    /// own token: a completion whose claim is stale is rejected (its job untouched) while the
     /// others are recorded. Returns, in order, whether each completion was recorded.
     ///
     /// - Throws: `StoreError.invalid` when a result is not JSON (then nothing is recorded).
@@ -102,6 +84,16 @@ public protocol JobQueueStore: Sendable {
 }
 
 extension JobQueueStore {
+    /// Enqueues one job, or returns the live job holding the draft's unique key.
+    ///
+    /// - Throws: `StoreError.invalid` for a bad draft.
+    public func enqueue(_ draft: JobDraft) async throws -> EnqueueResult {
+        guard let result = try await enqueue([draft]).first else {
+            throw StoreError.failedPrecondition("the store returned no result for an enqueued job")
+        }
+        return result
+    }
+
     /// Records a failed attempt with the default retry policy.
     public func fail(_ claim: ClaimedJob, error: String, retryAfter: Duration?, now: Date) async throws -> JobState {
         try await fail(claim, error: error, retryAfter: retryAfter, permanent: false, policy: .default, now: now)
@@ -140,5 +132,19 @@ public struct ClaimedJob: Sendable, Hashable {
     public init(job: Job, token: Int64) {
         self.job = job
         self.token = token
+    }
+}
+
+/// A claimed job's successful end, as `JobQueueStore.complete(_:now:)` records it.
+public struct JobCompletion: Sendable, Hashable {
+    /// The claim being finished; its fencing token is checked.
+    public var claim: ClaimedJob
+    /// The handler's result, JSON text (nil for none).
+    public var result: String?
+
+    /// A completion of `claim` with `result`.
+    public init(claim: ClaimedJob, result: String?) {
+        self.claim = claim
+        self.result = result
     }
 }

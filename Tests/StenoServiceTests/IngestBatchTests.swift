@@ -32,6 +32,16 @@ struct IngestBatchTests {
 
     func context() -> JobContext { JobContext(logger: Self.quiet, workerID: "test/1/1") }
 
+    /// Claims as the pool hands them to the handler, with their payloads read.
+    static func attempts(_ claims: [ClaimedJob]) throws -> [JobAttempt<IngestJob>] {
+        try claims.map { JobAttempt(claim: $0, payload: try IngestJob.payload(of: $0.job)) }
+    }
+
+    /// The recordings a `link` payload names; nil when it names none or does not read.
+    static func linked(_ payload: String) -> [Int64]? {
+        (try? LinkRecordingJob.payload(from: payload))?.recordingIDs
+    }
+
     @Test func aBatchStoresEveryOutcomeAndFinishesTheRestJobByJob() async throws {
         let (handler, catalog, queue) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -41,15 +51,15 @@ struct IngestBatchTests {
         try "not audio".write(toFile: inbox + "/alice/notes.mp3", atomically: true, encoding: .utf8)
         try #"{"title":"Retro"}"#.write(toFile: inbox + "/alice/retro.json", atomically: true, encoding: .utf8)
         let paths = ["alice/planning.flac", "alice/retro.ogg", "alice/planning-copy.flac", "alice/notes.mp3", "alice/retro.json", "alice/gone.wav"]
-        var drafts = paths.map { IngestJobHandler.draft(path: $0) }
+        var drafts = try paths.map { try IngestJobHandler.draft(path: $0) }
         drafts.append(JobDraft(kind: IngestJobHandler.kind, payload: #"{"nopath":1}"#))
         _ = try await queue.enqueue(drafts)
         let claims = try await catalog.claim(
-            workerID: "test/1/1", kinds: [IngestJobHandler.kind], batchLimits: [IngestJobHandler.kind: handler.maxBatchSize],
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], limits: [IngestJobHandler.kind: handler.maxBatchSize],
             leaseDuration: .seconds(60), now: Date())
         #expect(claims.count == 7)
 
-        let outcomes = await handler.runBatch(claims, context: context())
+        let outcomes = try await handler.run(Self.attempts(claims), context: context())
         #expect(outcomes.count == 7)
         // Recordings (ready or failed) were stored and their jobs completed in the handler's transaction.
         for index in 0..<4 {
@@ -72,17 +82,17 @@ struct IngestBatchTests {
         #expect(notes?.status == .failed)
         #expect(notes?.failureReason?.isEmpty == false)
         // The sidecar, the missing file and the bad payload are left to the pool.
-        guard case .finished(.success(.succeeded(let sidecarResult))) = outcomes[4] else {
+        guard case .succeeded(let sidecarResult) = outcomes[4] else {
             Issue.record("sidecar: \(outcomes[4])")
             return
         }
-        #expect(sidecarResult?.contains("companionOf") == true)
-        guard case .finished(.success(.succeeded(let goneResult))) = outcomes[5] else {
+        #expect(sidecarResult["companionOf"] != nil)
+        guard case .succeeded(let goneResult) = outcomes[5] else {
             Issue.record("gone: \(outcomes[5])")
             return
         }
-        #expect(goneResult?.contains("gone") == true)
-        guard case .finished(.failure(let error)) = outcomes[6] else {
+        #expect(goneResult["gone"] == true)
+        guard case .failed(let error) = outcomes[6] else {
             Issue.record("bad payload: \(outcomes[6])")
             return
         }
@@ -93,7 +103,7 @@ struct IngestBatchTests {
         let linking = try await catalog.jobs(state: .queued, kind: LinkRecordingJobHandler.kind, afterID: nil, limit: 10)
         #expect(linking.count == 1)
         let ready = recordings.filter { $0.status == .ready }.map(\.id).sorted()
-        #expect(linking.first.flatMap { LinkRecordingJobHandler.recordingIDs(of: $0.payload) } == ready)
+        #expect(linking.first.flatMap { Self.linked($0.payload) } == ready)
     }
 
     @Test func aJobOfManyFilesStoresThemTogetherAndSplitsOutAFailure() async throws {
@@ -103,14 +113,14 @@ struct IngestBatchTests {
         try copySample("retro.ogg", to: "alice/retro.ogg")
         try "not audio".write(toFile: inbox + "/alice/notes.mp3", atomically: true, encoding: .utf8)
         let paths = ["alice/planning.flac", "alice/retro.ogg", "alice/notes.mp3", "alice/gone.wav", "../outside.wav"]
-        let drafts = IngestJobHandler.drafts(paths: paths)
+        let drafts = try IngestJobHandler.drafts(paths: paths)
         #expect(drafts.count == 1 && drafts[0].uniqueKey == nil)
         _ = try await queue.enqueue(drafts)
         let claims = try await catalog.claim(
-            workerID: "test/1/1", kinds: [IngestJobHandler.kind], batchLimits: [IngestJobHandler.kind: handler.maxBatchSize],
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], limits: [IngestJobHandler.kind: handler.maxBatchSize],
             leaseDuration: .seconds(60), now: Date())
         #expect(claims.count == 1)
-        let outcomes = await handler.runBatch(claims, context: context())
+        let outcomes = try await handler.run(Self.attempts(claims), context: context())
         guard case .recorded = outcomes[0] else {
             Issue.record("expected the job completed with its files, got \(outcomes[0])")
             return
@@ -129,16 +139,16 @@ struct IngestBatchTests {
         #expect(linking.count == 1)
     }
 
-    @Test func linkPayloadsNameOneRecordingOrMany() {
-        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recording":5}"#) == [5])
-        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recordings":[3,1,2]}"#) == [3, 1, 2])
-        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recordings":[1,"x"]}"#) == nil)
-        #expect(LinkRecordingJobHandler.recordingIDs(of: #"{"recordings":[]}"#) == nil)
-        #expect(LinkRecordingJobHandler.recordingIDs(of: "{}") == nil)
-        let one = LinkRecordingJobHandler.draft(recordingIDs: [7])
-        #expect(one.uniqueKey == "link:7" && LinkRecordingJobHandler.recordingIDs(of: one.payload) == [7])
-        let many = LinkRecordingJobHandler.draft(recordingIDs: [7, 9])
-        #expect(many.uniqueKey == nil && LinkRecordingJobHandler.recordingIDs(of: many.payload) == [7, 9])
+    @Test func linkPayloadsNameOneRecordingOrMany() throws {
+        #expect(Self.linked(#"{"recording":5}"#) == [5])
+        #expect(Self.linked(#"{"recordings":[3,1,2]}"#) == [3, 1, 2])
+        #expect(Self.linked(#"{"recordings":[1,"x"]}"#) == nil)
+        #expect(Self.linked(#"{"recordings":[]}"#) == nil)
+        #expect(Self.linked("{}") == nil)
+        let one = try LinkRecordingJobHandler.draft(recordingIDs: [7])
+        #expect(one.uniqueKey == "link:7" && Self.linked(one.payload) == [7])
+        let many = try LinkRecordingJobHandler.draft(recordingIDs: [7, 9])
+        #expect(many.uniqueKey == nil && Self.linked(many.payload) == [7, 9])
     }
 
     @Test func aStaleClaimInABatchWritesNothingForItsFile() async throws {
@@ -146,18 +156,18 @@ struct IngestBatchTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("planning.flac", to: "alice/a.flac")
         try copySample("retro.ogg", to: "alice/b.ogg")
-        _ = try await queue.enqueue(["alice/a.flac", "alice/b.ogg"].map { IngestJobHandler.draft(path: $0) })
+        _ = try await queue.enqueue(["alice/a.flac", "alice/b.ogg"].map { try IngestJobHandler.draft(path: $0) })
         let start = Date()
         let claims = try await catalog.claim(
-            workerID: "slow/1/1", kinds: nil, batchLimits: [IngestJobHandler.kind: 10], leaseDuration: .seconds(1), now: start)
+            workerID: "slow/1/1", kinds: nil, limits: [IngestJobHandler.kind: 10], leaseDuration: .seconds(1), now: start)
         #expect(claims.count == 2)
         // b's lease runs out and another worker takes its job over.
         #expect(try await catalog.heartbeat([claims[0]], extendBy: .seconds(60), now: start) == [claims[0].job.id])
         #expect(try await catalog.requeueExpiredLeases(now: start.addingTimeInterval(2)) == 1)
-        let rescuer = try #require(try await catalog.claim(workerID: "fast/1/1", kinds: nil, leaseDuration: .seconds(60), now: start.addingTimeInterval(2)))
+        let rescuer = try #require(try await catalog.claim(workerID: "fast/1/1", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: start.addingTimeInterval(2)).first)
         #expect(rescuer.job.id == claims[1].job.id)
 
-        let outcomes = await handler.runBatch(claims, context: context())
+        let outcomes = try await handler.run(Self.attempts(claims), context: context())
         guard case .recorded = outcomes[0], case .recorded = outcomes[1] else {
             Issue.record("expected both handled by the batch: \(outcomes)")
             return
@@ -175,7 +185,7 @@ struct IngestBatchTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
         let queue = JobQueue(store: catalog)
-        let handler = BatchProbe(kind: "probe", maxBatchSize: 4)
+        let handler = BatchProbe<ProbeJob>(maxBatchSize: 4)
         var settings = JobWorkerPool.Settings()
         settings.workers = 1
         settings.pollInterval = .milliseconds(20)
@@ -205,15 +215,13 @@ struct IngestBatchTests {
     }
 }
 
-/// A batch handler that records its batch sizes; job n = 3 asks for a retry and n = 5 fails
+/// A handler of batches that records their sizes; job n = 3 asks for a retry and n = 5 fails
 /// on their first attempt.
-final class BatchProbe: BatchJobHandler {
-    let kind: String
+final class BatchProbe<Kind: TestJob>: JobHandler {
     let maxBatchSize: Int
     private let sizes = Mutex<[Int]>([])
 
-    init(kind: String, maxBatchSize: Int) {
-        self.kind = kind
+    init(maxBatchSize: Int) {
         self.maxBatchSize = maxBatchSize
     }
 
@@ -221,18 +229,14 @@ final class BatchProbe: BatchJobHandler {
 
     struct Failure: Error {}
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        .succeeded(result: job.payload)
-    }
-
-    func runBatch(_ claims: [ClaimedJob], context: JobContext) async -> [BatchItemOutcome] {
-        sizes.withLock { $0.append(claims.count) }
-        return claims.map { claim in
-            let first = claim.job.attempts == 1
-            switch claim.job.payload {
-            case #"{"n":3}"# where first: return .finished(.success(.retry(after: .milliseconds(10), reason: "later")))
-            case #"{"n":5}"# where first: return .finished(.failure(Failure()))
-            default: return .finished(.success(.succeeded(result: claim.job.payload)))
+    func run(_ attempts: [JobAttempt<Kind>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
+        sizes.withLock { $0.append(attempts.count) }
+        return attempts.map { attempt in
+            let first = attempt.job.attempts == 1
+            switch attempt.payload["n"]?.intValue {
+            case 3 where first: return .retry(after: .milliseconds(10), reason: "later")
+            case 5 where first: return .failed(Failure())
+            default: return .succeeded(attempt.payload)
             }
         }
     }

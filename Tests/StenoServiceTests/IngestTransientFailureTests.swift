@@ -83,10 +83,10 @@ struct IngestTransientFailureTests {
         try copySample("retro.ogg", to: "alice/retro.ogg")
         _ = try await queue.enqueue(IngestJobHandler.draft(path: "alice/retro.ogg"))
         let claims = try await catalog.claim(
-            workerID: "test/1/1", kinds: [IngestJobHandler.kind], batchLimits: [IngestJobHandler.kind: handler.maxBatchSize],
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], limits: [IngestJobHandler.kind: handler.maxBatchSize],
             leaseDuration: .seconds(60), now: Date())
-        let outcomes = await handler.runBatch(claims, context: context())
-        guard case .finished(.failure(let error)) = outcomes.first else { throw TestFailure("expected a failed attempt, got \(outcomes)") }
+        let outcomes = try await handler.run(IngestBatchTests.attempts(claims), context: context())
+        guard case .failed(let error) = outcomes.first else { throw TestFailure("expected a failed attempt, got \(outcomes)") }
         #expect(!(error is JobError), "retried with backoff, not dead: \(error)")
         #expect(try await catalog.recordings(RecordingQuery()).isEmpty)
     }
@@ -95,10 +95,10 @@ struct IngestTransientFailureTests {
         let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 1, code: EMFILE))
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("retro.ogg", to: "alice/retro.ogg")
-        var draft = IngestJobHandler.draft(path: "alice/retro.ogg")
+        var draft = try IngestJobHandler.draft(path: "alice/retro.ogg")
         draft.maxAttempts = 1
         _ = try await queue.enqueue(draft)
-        let claimed = try #require(try await catalog.claim(workerID: "test/1/1", kinds: nil, leaseDuration: .seconds(60), now: Date()))
+        let claimed = try #require(try await catalog.claim(workerID: "test/1/1", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: Date()).first)
         #expect(claimed.job.attempts == claimed.job.maxAttempts)
 
         _ = try await handler.run(claimed.job, context: context())

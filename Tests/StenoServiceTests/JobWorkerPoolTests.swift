@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StenoAPI
 import StenoCore
 import StenoStore
 import Synchronization
@@ -58,7 +59,7 @@ struct JobWorkerPoolTests {
     }
 
     @Test func runsJobsWithoutExceedingTheWorkerBound() async throws {
-        let handler = ConcurrencyProbe(kind: "probe", hold: .milliseconds(30))
+        let handler = ConcurrencyProbe<ProbeJob>(hold: .milliseconds(30))
         try await withPool(handlers: [handler], workers: 3) { queue, catalog in
             for index in 0..<12 { _ = try await queue.enqueue(JobDraft(kind: "probe", payload: "{\"n\":\(index)}")) }
             #expect(try await eventually { try await allFinished(catalog) })
@@ -72,7 +73,7 @@ struct JobWorkerPoolTests {
     }
 
     @Test func wakesIdleWorkersOnEnqueueWithoutWaitingForThePoll() async throws {
-        let handler = ConcurrencyProbe(kind: "probe", hold: .zero)
+        let handler = ConcurrencyProbe<ProbeJob>(hold: .zero)
         // An hour-long poll: only the wake-up can start the job.
         try await withPool(handlers: [handler], pollInterval: .seconds(3600)) { queue, catalog in
             try await Task.sleep(for: .milliseconds(50))  // let the workers go idle
@@ -82,8 +83,8 @@ struct JobWorkerPoolTests {
     }
 
     @Test func retriesFailuresWithBackoffAndHonoursRetryRequests() async throws {
-        let flaky = FlakyHandler(kind: "flaky", failures: 2)
-        let throttled = ThrottledHandler(kind: "throttled")
+        let flaky = FlakyHandler<FlakyJob>(failures: 2)
+        let throttled = ThrottledHandler()
         try await withPool(handlers: [flaky, throttled]) { queue, catalog in
             let flakyJob = try await queue.enqueue(JobDraft(kind: "flaky")).job
             let throttledJob = try await queue.enqueue(JobDraft(kind: "throttled")).job
@@ -100,8 +101,8 @@ struct JobWorkerPoolTests {
     }
 
     @Test func marksJobsDeadAfterTheirLastAttemptOrAPermanentError() async throws {
-        let failing = FlakyHandler(kind: "failing", failures: 1000)
-        let permanent = PermanentFailureHandler(kind: "poison")
+        let failing = FlakyHandler<FailingJob>(failures: 1000)
+        let permanent = PermanentFailureHandler()
         try await withPool(handlers: [failing, permanent]) { queue, catalog in
             let failingJob = try await queue.enqueue(JobDraft(kind: "failing", maxAttempts: 3)).job
             let poisonJob = try await queue.enqueue(JobDraft(kind: "poison")).job
@@ -117,8 +118,8 @@ struct JobWorkerPoolTests {
     }
 
     @Test func shutdownLetsShortJobsFinishAndReleasesLongOnes() async throws {
-        let short = ConcurrencyProbe(kind: "short", hold: .milliseconds(200))
-        let endless = EndlessHandler(kind: "endless")
+        let short = ConcurrencyProbe<ShortJob>(hold: .milliseconds(200))
+        let endless = EndlessHandler()
         try await withPool(handlers: [short, endless], shutdownGrace: .milliseconds(500)) { queue, catalog in
             _ = try await queue.enqueue(JobDraft(kind: "short"))
             _ = try await queue.enqueue(JobDraft(kind: "endless"))
@@ -137,11 +138,11 @@ struct JobWorkerPoolTests {
     }
 
     @Test func requeuesExpiredLeasesOfACrashedWorkerAndRunsThem() async throws {
-        let handler = ConcurrencyProbe(kind: "probe", hold: .zero)
+        let handler = ConcurrencyProbe<ProbeJob>(hold: .zero)
         try await withPool(handlers: [handler], leaseDuration: .milliseconds(300)) { queue, catalog in
             // A claim by a worker that died: nobody heartbeats it.
             _ = try await queue.enqueue(JobDraft(kind: "probe"))
-            _ = try await catalog.claim(workerID: "dead-host/1/1", kinds: ["other", "probe"], leaseDuration: .milliseconds(300), now: Date())
+            _ = try await catalog.claim(workerID: "dead-host/1/1", kinds: ["other", "probe"], limits: [:], leaseDuration: .milliseconds(300), now: Date())
             #expect(try await eventually { try await allFinished(catalog) })
             let job = try #require(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 1).first)
             #expect(job.state == .succeeded)
@@ -155,10 +156,10 @@ struct JobWorkerPoolTests {
         // Above the kernel's largest pid (2^22): no such process can exist.
         let deadOwner = "\(ProcessInfo.processInfo.hostName)/4194400/1"
         let job = try await catalog.enqueue(JobDraft(kind: "probe")).job
-        _ = try await catalog.claim(workerID: deadOwner, kinds: nil, leaseDuration: .seconds(3600), now: Date())
+        _ = try await catalog.claim(workerID: deadOwner, kinds: nil, limits: [:], leaseDuration: .seconds(3600), now: Date()).first
         let otherHost = try await catalog.enqueue(JobDraft(kind: "probe")).job
-        _ = try await catalog.claim(workerID: "elsewhere/4194400/1", kinds: nil, leaseDuration: .seconds(3600), now: Date())
-        let pool = JobWorkerPool(queue: JobQueue(store: catalog), handlers: [ConcurrencyProbe(kind: "probe", hold: .zero)], logger: Self.quiet)
+        _ = try await catalog.claim(workerID: "elsewhere/4194400/1", kinds: nil, limits: [:], leaseDuration: .seconds(3600), now: Date()).first
+        let pool = JobWorkerPool(queue: JobQueue(store: catalog), handlers: [ConcurrencyProbe<ProbeJob>(hold: .zero)], logger: Self.quiet)
         await pool.recoverAtStartUp()
         let recovered = try await catalog.job(id: job.id)
         #expect(recovered.state == .queued)
@@ -184,21 +185,30 @@ struct JobWorkerPoolTests {
 
 // MARK: - Fake handlers
 
+/// Job kinds of the fake handlers: any payload; a JSON result, or none.
+protocol TestJob: JobKind where Payload == JSONValue, Result == JSONValue? {}
+
+enum ProbeJob: TestJob { static let name = "probe" }
+enum ShortJob: TestJob { static let name = "short" }
+enum FlakyJob: TestJob { static let name = "flaky" }
+enum FailingJob: TestJob { static let name = "failing" }
+enum ThrottledJob: TestJob { static let name = "throttled" }
+enum PoisonJob: TestJob { static let name = "poison" }
+enum EndlessJob: TestJob { static let name = "endless" }
+
 /// Counts runs and the most that ran at once.
-final class ConcurrencyProbe: JobHandler {
-    let kind: String
+final class ConcurrencyProbe<Kind: TestJob>: JobHandler {
     let hold: Duration
     private let counters = Mutex((current: 0, max: 0, runs: 0))
 
-    init(kind: String, hold: Duration) {
-        self.kind = kind
+    init(hold: Duration) {
         self.hold = hold
     }
 
     var maxConcurrent: Int { counters.withLock { $0.max } }
     var runs: Int { counters.withLock { $0.runs } }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+    func run(_ attempts: [JobAttempt<Kind>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
         counters.withLock {
             $0.current += 1
             $0.runs += 1
@@ -206,60 +216,54 @@ final class ConcurrencyProbe: JobHandler {
         }
         defer { counters.withLock { $0.current -= 1 } }
         if hold > .zero { try await Task.sleep(for: hold) }
-        return .succeeded(result: #"{"probe":true}"#)
+        return attempts.map { _ in .succeeded(["probe": true]) }
     }
 }
 
 /// Fails its first `failures` attempts.
-struct FlakyHandler: JobHandler {
+struct FlakyHandler<Kind: TestJob>: JobHandler {
     struct Failure: Error, CustomStringConvertible {
         var attempt: Int
         var description: String { "flaky failure \(attempt)" }
     }
 
-    let kind: String
     let failures: Int
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        if job.attempts <= failures { throw Failure(attempt: job.attempts) }
-        return .succeeded(result: nil)
+    func run(_ attempts: [JobAttempt<Kind>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
+        await attempts.eachAttempt { attempt in
+            if attempt.job.attempts <= failures { throw Failure(attempt: attempt.job.attempts) }
+            return .succeeded(nil)
+        }
     }
 }
 
 /// Asks for a retry once, like a throttled provider.
 struct ThrottledHandler: JobHandler {
-    let kind: String
-
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        job.attempts == 1 ? .retry(after: .milliseconds(30), reason: "429 Too Many Requests") : .succeeded(result: nil)
+    func run(_ attempts: [JobAttempt<ThrottledJob>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
+        attempts.map { $0.job.attempts == 1 ? .retry(after: .milliseconds(30), reason: "429 Too Many Requests") : .succeeded(nil) }
     }
 }
 
 /// Always fails permanently.
 struct PermanentFailureHandler: JobHandler {
-    let kind: String
-
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+    func run(_ attempts: [JobAttempt<PoisonJob>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
         throw JobError.permanent("not audio")
     }
 }
 
 /// Runs until cancelled.
 final class EndlessHandler: JobHandler {
-    let kind: String
     private let cancelled = Mutex(false)
-
-    init(kind: String) { self.kind = kind }
 
     var sawCancellation: Bool { cancelled.withLock { $0 } }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+    func run(_ attempts: [JobAttempt<EndlessJob>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
         do {
             try await Task.sleep(for: .seconds(3600))
         } catch {
             cancelled.withLock { $0 = context.isCancelled }
             throw error
         }
-        return .succeeded(result: nil)
+        return attempts.map { _ in .succeeded(nil) }
     }
 }

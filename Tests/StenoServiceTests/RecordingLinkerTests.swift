@@ -91,7 +91,8 @@ struct RecordingLinkerTests {
         let payload = "{\"since\":\(Int64(before.timeIntervalSince1970 * 1000))}"
         let job = Job(id: 1, kind: LinksAfterSyncJobHandler.kind, payload: payload, state: .running, priority: 0, attempts: 1, maxAttempts: 5,
                       runAt: before, createdAt: before, updatedAt: before)
-        _ = try await handler.run(job, context: JobContext(logger: Logger(label: "test"), workerID: "test"))
+        let attempt = JobAttempt<LinksAfterSyncJob>(claim: ClaimedJob(job: job, token: 1), payload: try LinksAfterSyncJob.payload(of: job))
+        _ = try await handler.run([attempt], context: JobContext(logger: Logger(label: "test"), workerID: "test"))
 
         let orphan = try #require(try await link(review))
         #expect(orphan.state == .orphaned && orphan.meetingTitle == "Design review: inbox watcher")

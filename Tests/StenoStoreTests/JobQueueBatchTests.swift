@@ -50,17 +50,17 @@ struct JobQueueBatchTests {
         let lowIngest = try await catalog.enqueue(ingestDraft("low.wav", priority: -5)).job
         let limits = ["ingest": 3]
         // The most urgent job is not batchable: a batch of one.
-        let first = try await catalog.claim(workerID: "w1", kinds: nil, batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        let first = try await catalog.claim(workerID: "w1", kinds: nil, limits: limits, leaseDuration: .seconds(60), now: at(0))
         #expect(first.map(\.job.id) == [urgent.id])
-        let second = try await catalog.claim(workerID: "w1", kinds: nil, batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        let second = try await catalog.claim(workerID: "w1", kinds: nil, limits: limits, leaseDuration: .seconds(60), now: at(0))
         #expect(second.map(\.job.id) == ingests.prefix(3).map(\.id))
         #expect(second.allSatisfy { $0.job.state == .running && $0.job.attempts == 1 && $0.token == 1 && $0.job.leaseOwner == "w1" })
         // The rest of the same priority, but never the lower-priority job with them.
-        let third = try await catalog.claim(workerID: "w2", kinds: ["ingest"], batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        let third = try await catalog.claim(workerID: "w2", kinds: ["ingest"], limits: limits, leaseDuration: .seconds(60), now: at(0))
         #expect(third.map(\.job.id) == ingests.suffix(2).map(\.id))
-        let fourth = try await catalog.claim(workerID: "w2", kinds: ["ingest"], batchLimits: limits, leaseDuration: .seconds(60), now: at(0))
+        let fourth = try await catalog.claim(workerID: "w2", kinds: ["ingest"], limits: limits, leaseDuration: .seconds(60), now: at(0))
         #expect(fourth.map(\.job.id) == [lowIngest.id])
-        #expect(try await catalog.claim(workerID: "w2", kinds: nil, batchLimits: limits, leaseDuration: .seconds(60), now: at(0)).isEmpty)
+        #expect(try await catalog.claim(workerID: "w2", kinds: nil, limits: limits, leaseDuration: .seconds(60), now: at(0)).isEmpty)
     }
 
     @Test func batchCompleteRejectsAStaleTokenAndRecordsTheRest() async throws {
@@ -68,12 +68,12 @@ struct JobQueueBatchTests {
         let catalog = try await temporary.open()
         _ = try await catalog.enqueue((0..<3).map { ingestDraft("f\($0).wav") })
         let claims = try await catalog.claim(
-            workerID: "slow", kinds: nil, batchLimits: ["ingest": 3], leaseDuration: .seconds(10), now: at(0))
+            workerID: "slow", kinds: nil, limits: ["ingest": 3], leaseDuration: .seconds(10), now: at(0))
         #expect(claims.count == 3)
         // The middle job's lease runs out and another worker takes it over.
         #expect(try await catalog.heartbeat([claims[0], claims[2]], extendBy: .seconds(60), now: at(5)) == [claims[0].job.id, claims[2].job.id])
         #expect(try await catalog.requeueExpiredLeases(now: at(11)) == 1)
-        let rescuer = try #require(try await catalog.claim(workerID: "fast", kinds: nil, leaseDuration: .seconds(60), now: at(12)))
+        let rescuer = try #require(try await catalog.claim(workerID: "fast", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: at(12)).first)
         #expect(rescuer.job.id == claims[1].job.id)
         #expect(rescuer.token == 2)
         #expect(try await catalog.heartbeat(claims, extendBy: .seconds(60), now: at(13)) == [claims[0].job.id, claims[2].job.id])
@@ -85,7 +85,7 @@ struct JobQueueBatchTests {
         let rescued = try await catalog.job(id: rescuer.job.id)
         #expect(rescued.state == .running)
         #expect(rescued.leaseOwner == "fast")
-        try await catalog.complete(rescuer, result: #"{"by":"fast"}"#, now: at(15))
+        #expect(try await catalog.complete([JobCompletion(claim: rescuer, result: #"{"by":"fast"}"#)], now: at(15)) == [true])
         #expect(try await catalog.job(id: rescuer.job.id).result == #"{"by":"fast"}"#)
     }
 
@@ -93,7 +93,7 @@ struct JobQueueBatchTests {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
         _ = try await catalog.enqueue((0..<2).map { ingestDraft("f\($0).wav") })
-        let claims = try await catalog.claim(workerID: "w", kinds: nil, batchLimits: ["ingest": 2], leaseDuration: .seconds(60), now: at(0))
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 2], leaseDuration: .seconds(60), now: at(0))
         await #expect(throws: StoreError.self) {
             _ = try await catalog.complete([JobCompletion(claim: claims[0], result: nil), JobCompletion(claim: claims[1], result: "{")], now: at(1))
         }
@@ -105,12 +105,12 @@ struct JobQueueBatchTests {
         let catalog = try await temporary.open()
         let paths = ["alice/a.wav", "alice/b.wav", "alice/c.wav", "alice/copy-of-a.wav"]
         _ = try await catalog.enqueue(paths.map { ingestDraft($0) })
-        let claims = try await catalog.claim(workerID: "slow", kinds: nil, batchLimits: ["ingest": 10], leaseDuration: .seconds(10), now: at(0))
+        let claims = try await catalog.claim(workerID: "slow", kinds: nil, limits: ["ingest": 10], leaseDuration: .seconds(10), now: at(0))
         #expect(claims.count == 4)
         // b's lease expires and a faster worker takes it.
         _ = try await catalog.heartbeat([claims[0], claims[2], claims[3]], extendBy: .seconds(60), now: at(5))
         #expect(try await catalog.requeueExpiredLeases(now: at(11)) == 1)
-        let rescuer = try #require(try await catalog.claim(workerID: "fast", kinds: nil, leaseDuration: .seconds(60), now: at(12)))
+        let rescuer = try #require(try await catalog.claim(workerID: "fast", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: at(12)).first)
         let metadata = RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 2.5)
         func record(_ path: String, hash: String, failed: String? = nil) -> IngestRecord {
             IngestRecord(
@@ -158,7 +158,7 @@ struct JobQueueBatchTests {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
         _ = try await catalog.enqueue([ingestDraft("alice/a.wav")])
-        let claims = try await catalog.claim(workerID: "w", kinds: nil, batchLimits: ["ingest": 10], leaseDuration: .seconds(60), now: at(0))
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 10], leaseDuration: .seconds(60), now: at(0))
         let record = IngestRecord(
             path: "alice/a.wav", size: 100, modified: at(-100), contentHash: "ha", ownerID: nil,
             outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(1))
@@ -175,7 +175,7 @@ struct JobQueueBatchTests {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
         _ = try await catalog.enqueue([JobDraft(kind: "ingest", payload: #"{"paths":["alice/a.wav","alice/b.wav"]}"#, runAt: at(-1))])
-        let claims = try await catalog.claim(workerID: "w", kinds: nil, batchLimits: ["ingest": 4], leaseDuration: .seconds(60), now: at(0))
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 4], leaseDuration: .seconds(60), now: at(0))
         let claim = try #require(claims.first)
         func record(_ path: String, hash: String) -> IngestRecord {
             IngestRecord(

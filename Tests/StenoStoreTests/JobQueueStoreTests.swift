@@ -15,7 +15,7 @@ struct JobQueueStoreTests {
 
     func claim(_ catalog: SQLiteCatalog, at seconds: Double = 0, worker: String = "w1", kinds: Set<String>? = nil,
                lease: Duration = .seconds(60)) async throws -> ClaimedJob? {
-        try await catalog.claim(workerID: worker, kinds: kinds, leaseDuration: lease, now: at(seconds))
+        try await catalog.claim(workerID: worker, kinds: kinds, limits: [:], leaseDuration: lease, now: at(seconds)).first
     }
 
     func expectConflict(_ body: () async throws -> Void, containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async {
@@ -74,7 +74,7 @@ struct JobQueueStoreTests {
         #expect(try await catalog.fail(claimed, error: "busy", retryAfter: nil, now: at(1)) == .failed)
         #expect(try await catalog.enqueue(draft).isNew == false)
         let second = try #require(try await claim(catalog, at: 3600))
-        try await catalog.complete(second, result: #"{"ok":true}"#, now: at(3601))
+        #expect(try await catalog.complete([JobCompletion(claim: second, result: #"{"ok":true}"#)], now: at(3601)) == [true])
         let fresh = try await catalog.enqueue(draft)
         #expect(fresh.isNew)
         #expect(fresh.job.id != first.job.id)
@@ -122,8 +122,7 @@ struct JobQueueStoreTests {
                     var mine: [Int64] = []
                     // Bounded: at most every job, then an empty claim ends the loop.
                     for _ in 0...count {
-                        guard let job = try await catalog.claim(
-                            workerID: "w\(worker)", kinds: nil, leaseDuration: .seconds(60), now: at(0))
+                        guard let job = try await catalog.claim(workerID: "w\(worker)", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: at(0)).first
                         else { break }
                         mine.append(job.job.id)
                     }
@@ -144,7 +143,7 @@ struct JobQueueStoreTests {
         let catalog = try await temporary.open()
         let job = try await catalog.enqueue(JobDraft(kind: "k")).job
         let slow = try #require(try await claim(catalog, at: 0, worker: "slow", lease: .seconds(10)))
-        #expect(try await catalog.heartbeat(slow, extendBy: .seconds(10), now: at(5)))  // until 15
+        #expect(try await catalog.heartbeat([slow], extendBy: .seconds(10), now: at(5)) == [slow.job.id])  // until 15
         #expect(try await catalog.requeueExpiredLeases(now: at(14)) == 0)
         #expect(try await catalog.requeueExpiredLeases(now: at(15)) == 1)
         let requeued = try await catalog.job(id: job.id)
@@ -154,18 +153,18 @@ struct JobQueueStoreTests {
         #expect(rescuer.token > slow.token)
         #expect(rescuer.job.attempts == 2)
 
-        await expectConflict({ try await catalog.complete(slow, result: nil, now: at(17)) }, containing: "stale lease")
+        #expect(try await catalog.complete([JobCompletion(claim: slow, result: nil)], now: at(17)) == [false])
         await expectConflict({ _ = try await catalog.fail(slow, error: "x", retryAfter: nil, now: at(17)) }, containing: "stale lease")
-        #expect(try await catalog.heartbeat(slow, extendBy: .seconds(10), now: at(17)) == false)
+        #expect(try await catalog.heartbeat([slow], extendBy: .seconds(10), now: at(17)).isEmpty)
         #expect(try await catalog.release(slow, now: at(17)) == false)
-        try await catalog.complete(rescuer, result: #"{"by":"rescuer"}"#, now: at(18))
+        #expect(try await catalog.complete([JobCompletion(claim: rescuer, result: #"{"by":"rescuer"}"#)], now: at(18)) == [true])
         let done = try await catalog.job(id: job.id)
         #expect(done.state == .succeeded)
         #expect(done.result == #"{"by":"rescuer"}"#)
         #expect(done.finishedAt == at(18))
         #expect(done.leaseOwner == nil)
         // Finished: even the current token cannot finish it again.
-        await expectConflict({ try await catalog.complete(rescuer, result: nil, now: at(19)) }, containing: "stale lease")
+        #expect(try await catalog.complete([JobCompletion(claim: rescuer, result: nil)], now: at(19)) == [false])
     }
 
     @Test func backoffGrowsAndHonoursRetryAfter() async throws {
@@ -243,7 +242,7 @@ struct JobQueueStoreTests {
         #expect(try await catalog.job(id: gone.job.id).state == .queued)
         #expect(try await catalog.job(id: alsoGone.job.id).lastError?.contains("host/1/2 was abandoned") == true)
         #expect(try await catalog.job(id: alive.job.id).state == .running)
-        await expectConflict({ try await catalog.complete(gone, result: nil, now: at(2)) }, containing: "stale lease")
+        #expect(try await catalog.complete([JobCompletion(claim: gone, result: nil)], now: at(2)) == [false])
     }
 
     @Test func releaseGivesTheJobBackWithoutCountingTheAttempt() async throws {
@@ -292,7 +291,7 @@ struct JobQueueStoreTests {
         #expect(revived.runAt == at(6))
         // succeeded → retry runs it again.
         let rerun = try #require(try await claim(catalog, at: 6))
-        try await catalog.complete(rerun, result: nil, now: at(7))
+        #expect(try await catalog.complete([JobCompletion(claim: rerun, result: nil)], now: at(7)) == [true])
         await expectConflict({ _ = try await catalog.cancelJob(id: job.id, now: at(8)) }, containing: "succeeded already")
         #expect(try await catalog.retryJob(id: job.id, now: at(8)).state == .queued)
         // a failed job (waiting for its retry) can be cancelled.

@@ -1,33 +1,52 @@
 import Foundation
-import StenoAPI
 import StenoCalendar
 import StenoCore
 
-/// The `calendar.sync` job: syncs one account (payload `{"account": ID}`).
+/// The `calendar.sync` job: syncs one account.
+enum CalendarSyncJob: JobKind {
+    static let name = "calendar.sync"
+
+    /// `{"account": ID}`.
+    struct Payload: Codable, Sendable, Hashable {
+        /// The account to sync.
+        var account: Int64
+    }
+
+    /// What the sync did, counted.
+    struct Result: Codable, Sendable, Hashable {
+        var account: Int64
+        var calendars: Int
+        var fullSyncs: Int
+        var inserted: Int
+        var updated: Int
+        var deleted: Int
+        var unchanged: Int
+        var requests: Int
+        var meetingsTouched: Int
+        var warnings: [String]
+    }
+}
+
+/// Runs `calendar.sync` jobs.
 ///
 /// Credentials refused → the job is dead at once (the account shows "needs credentials" and
 /// waits for a person); a busy server → retried after its Retry-After; anything else →
 /// retried with backoff.
 struct CalendarSyncJobHandler: JobHandler {
-    static let kind = "calendar.sync"
-
     let syncer: CalendarSyncer
     /// Where the follow-up linking job goes.
     let queue: JobQueue
 
-    var kind: String { Self.kind }
-
     /// The job for an account; one live sync per account.
-    static func draft(accountID: Int64, priority: Int = JobPriority.normal) -> JobDraft {
-        JobDraft(
-            kind: kind, payload: JSONValue.object(["account": .int(accountID)]).serializedString, priority: priority,
-            uniqueKey: "calendar.sync:\(accountID)")
+    static func draft(accountID: Int64, priority: Int = JobPriority.normal) throws -> JobDraft {
+        try CalendarSyncJob.draft(.init(account: accountID), priority: priority, uniqueKey: "calendar.sync:\(accountID)")
     }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        guard let accountID = (try? JSONValue.parse(job.payload))?["account"]?.intValue else {
-            throw JobError.permanent("the calendar.sync payload has no \"account\": \(job.payload)")
-        }
+    func run(_ attempts: [JobAttempt<CalendarSyncJob>], context: JobContext) async throws -> [JobOutcome<CalendarSyncJob.Result>] {
+        await attempts.eachAttempt { try await sync($0.payload.account) }
+    }
+
+    func sync(_ accountID: Int64) async throws -> JobOutcome<CalendarSyncJob.Result> {
         let started = Date()
         let outcome: CalendarSyncer.Outcome
         do {
@@ -47,13 +66,10 @@ struct CalendarSyncJobHandler: JobHandler {
             // Events changed: link recordings that now have a meeting, revalidate links to changed meetings.
             _ = try await queue.enqueue(LinksAfterSyncJobHandler.draft(since: started.addingTimeInterval(-1)))
         }
-        let result: JSONValue = [
-            "account": .int(accountID), "calendars": .int(Int64(report.calendars)), "fullSyncs": .int(Int64(report.fullSyncs)),
-            "inserted": .int(Int64(report.changes.inserted)), "updated": .int(Int64(report.changes.updated)),
-            "deleted": .int(Int64(report.changes.deleted)), "unchanged": .int(Int64(report.changes.unchanged)),
-            "requests": .int(Int64(report.requests)), "meetingsTouched": .int(Int64(outcome.touchedMeetingIDs.count)),
-            "warnings": .array(report.warnings.map { .string($0) }),
-        ]
-        return .succeeded(result: result.serializedString)
+        return .succeeded(
+            CalendarSyncJob.Result(
+                account: accountID, calendars: report.calendars, fullSyncs: report.fullSyncs, inserted: report.changes.inserted,
+                updated: report.changes.updated, deleted: report.changes.deleted, unchanged: report.changes.unchanged,
+                requests: report.requests, meetingsTouched: outcome.touchedMeetingIDs.count, warnings: report.warnings))
     }
 }

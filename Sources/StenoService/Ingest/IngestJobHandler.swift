@@ -3,30 +3,52 @@ import StenoAPI
 import StenoCore
 
 /// The `ingest` job: reads inbox paths into the catalog — one (`{"path": P}`, one live job
-/// per path) or a batch of files found together (`{"paths": [P, …]}`, up to ``pathsPerJob``),
-/// so a folder of thousands of files costs a few job rows, not one each. Idempotent, so
-/// running it twice (after a crash) leaves one recording per content.
+/// per path) or a batch of files found together (`{"paths": [P, …]}`).
+enum IngestJob: JobKind {
+    static let name = "ingest"
+
+    /// `{"path": P}` or `{"paths": [P, …]}`: paths relative to the inbox.
+    struct Payload: Codable, Sendable, Hashable {
+        /// The one file of a job for one.
+        var path: String?
+        /// The files of a job for many.
+        var paths: [String]?
+
+        /// The paths named.
+        ///
+        /// - Throws: `JobError.permanent` when the payload names none.
+        func filePaths() throws(JobError) -> [String] {
+            if let path { return [path] }
+            if let paths, !paths.isEmpty { return paths }
+            throw JobError.permanent("the ingest payload names no \"path\" or \"paths\"")
+        }
+    }
+
+    /// What became of the job's files: one file's entry, or `{"files": [entry, …]}`. A JSON
+    /// value because an entry's keys depend on what the file was (a recording, gone, ignored,
+    /// a sidecar…).
+    typealias Result = JSONValue
+}
+
+/// Runs `ingest` jobs: a folder of thousands of files costs a few job rows, not one each
+/// (``pathsPerJob`` paths a job). Idempotent, so running a job twice (after a crash) leaves one
+/// recording per content.
 struct IngestJobHandler: JobHandler {
-    static let kind = "ingest"
     /// Paths in one job of many files.
     static let pathsPerJob = 32
 
     let ingestor: RecordingIngestor
     let queue: JobQueue
 
-    var kind: String { Self.kind }
-
     /// The job for a path; the unique key keeps one live job per path.
-    static func draft(path: String, priority: Int = JobPriority.normal) -> JobDraft {
-        JobDraft(
-            kind: kind, payload: JSONValue.object(["path": .string(path)]).serializedString, priority: priority,
-            uniqueKey: "ingest:" + path)
+    static func draft(path: String, priority: Int = JobPriority.normal) throws -> JobDraft {
+        try IngestJob.draft(IngestJob.Payload(path: path), priority: priority, uniqueKey: "ingest:" + path)
     }
 
     /// The job for paths found together (a lone path gets its own job, with its unique key).
-    static func draft(paths: [String], priority: Int = JobPriority.normal) -> JobDraft {
-        guard paths.count > 1 else { return draft(path: paths.first ?? "", priority: priority) }
-        return JobDraft(kind: kind, payload: JSONValue.object(["paths": .array(paths.map { .string($0) })]).serializedString, priority: priority)
+    static func draft(paths: [String], priority: Int = JobPriority.normal) throws -> JobDraft {
+        guard paths.count > 1 else { return try draft(path: paths.first ?? "", priority: priority) }
+        return try IngestJob.draft(IngestJob.Payload(paths: paths), priority: priority)
     }
 
     /// Paths found together, ``pathsPerJob`` a job.
@@ -35,22 +57,18 @@ struct IngestJobHandler: JobHandler {
     }
 
     /// The jobs for paths found together.
-    static func drafts(paths: [String], priority: Int = JobPriority.normal) -> [JobDraft] {
-        chunks(paths).map { draft(paths: $0, priority: priority) }
+    static func drafts(paths: [String], priority: Int = JobPriority.normal) throws -> [JobDraft] {
+        try chunks(paths).map { try draft(paths: $0, priority: priority) }
     }
 
     /// The paths a job's payload names.
     static func paths(of job: Job) throws(JobError) -> [String] {
-        let payload = try? JSONValue.parse(job.payload)
-        if let path = payload?["path"]?.stringValue { return [path] }
-        if case .array(let items)? = payload?["paths"] {
-            let paths = items.compactMap(\.stringValue)
-            if paths.count == items.count, !paths.isEmpty { return paths }
-        }
-        throw JobError.permanent("the ingest payload names no \"path\" or \"paths\": \(job.payload)")
+        try IngestJob.payload(of: job).filePaths()
     }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+    /// Ingests one job's files one at a time (the pool runs jobs together through
+    /// `run(_:context:)`).
+    func run(_ job: Job, context: JobContext) async throws -> JobOutcome<JSONValue> {
         let paths = try Self.paths(of: job)
         guard paths.count > 1 else {
             let path = paths[0]
@@ -76,7 +94,7 @@ struct IngestJobHandler: JobHandler {
                 files.append(try await splitOut(path, priority: job.priority, because: error, context: context))
             }
         }
-        return .succeeded(result: JSONValue.object(["files": .array(files)]).serializedString)
+        return .succeeded(JSONValue.object(["files": .array(files)]))
     }
 
     /// A file of a many-file job that failed: queued as a job of its own, which retries (and
@@ -89,17 +107,17 @@ struct IngestJobHandler: JobHandler {
 
     /// The job's result for what ingesting its path did; a sidecar's recordings are queued
     /// to be read again.
-    func finish(_ job: Job, path: String, outcome: RecordingIngestor.Outcome, context: JobContext) async throws -> JobOutcome {
+    func finish(_ job: Job, path: String, outcome: RecordingIngestor.Outcome, context: JobContext) async throws -> JobOutcome<JSONValue> {
         if case .recorded(let recording) = outcome {
             Self.noteFailure(of: recording, path: path, context: context)
             try await queueLinking([recording], priority: job.priority)
-            return .succeeded(result: Self.result(for: recording))
+            return .succeeded(Self.result(for: recording))
         }
         // A single file's job result is the file's entry without the path its payload names.
         var entry: [String: JSONValue] = [:]
         if case .object(let members) = try await fileResult(outcome, path: path, priority: job.priority) { entry = members }
         entry["path"] = nil
-        return .succeeded(result: JSONValue.object(entry).serializedString)
+        return .succeeded(JSONValue.object(entry))
     }
 
     /// What ingesting one path did, as an entry of a job's result (`path` included); a
@@ -114,15 +132,14 @@ struct IngestJobHandler: JobHandler {
             return ["path": .string(path), "ignored": .string(reason)]
         case .belongsTo(let recordings):
             // A sidecar or transcript: read its recordings again so they pick it up.
-            _ = try await queue.enqueue(recordings.map { Self.draft(path: $0, priority: priority) })
+            _ = try await queue.enqueue(recordings.map { try Self.draft(path: $0, priority: priority) })
             return ["path": .string(path), "companionOf": .array(recordings.map { .string($0) })]
         }
     }
 
     /// The result of a job that catalogued a recording.
-    static func result(for recording: Recording) -> String {
-        let result: JSONValue = ["recording": .int(recording.id), "status": .string(recording.status.rawValue)]
-        return result.serializedString
+    static func result(for recording: Recording) -> JSONValue {
+        ["recording": .int(recording.id), "status": .string(recording.status.rawValue)]
     }
 
     /// Queues the linking of the ready recordings: their meetings are looked for next (again
@@ -141,7 +158,7 @@ struct IngestJobHandler: JobHandler {
         return { recordings in
             let ready = Array(Set(recordings.filter { $0.status == .ready }.map(\.id))).sorted()
             guard !ready.isEmpty else { return [] }
-            var draft = LinkRecordingJobHandler.draft(recordingIDs: ready, priority: priority)
+            guard var draft = try? LinkRecordingJobHandler.draft(recordingIDs: ready, priority: priority) else { return [] }
             if draft.maxAttempts == nil { draft.maxAttempts = maxAttempts }
             return [draft]
         }

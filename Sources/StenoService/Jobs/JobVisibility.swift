@@ -1,5 +1,4 @@
 import Foundation
-import StenoAPI
 import StenoCore
 import StenoStore
 
@@ -25,16 +24,15 @@ actor JobVisibility {
 
     /// Whether the member may see `job`.
     func allows(_ job: Job) async -> Bool {
-        let payload = try? JSONValue.parse(job.payload)
         switch job.kind {
-        case CalendarSyncJobHandler.kind:
-            guard let id = payload?["account"]?.intValue else { return false }
+        case CalendarSyncJob.name:
+            guard let id = (try? CalendarSyncJob.payload(of: job))?.account else { return false }
             return await accountOwner(id) == member.id
-        case IngestJobHandler.kind:
+        case IngestJob.name:
             guard let paths = try? IngestJobHandler.paths(of: job) else { return false }
             return paths.allSatisfy { InboxPath.ownerFolder(of: $0) == member.name }
-        case LinkRecordingJobHandler.kind:
-            guard let ids = LinkRecordingJobHandler.recordingIDs(of: job.payload), !ids.isEmpty else { return false }
+        case LinkRecordingJob.name:
+            guard let ids = LinkRecordingJobHandler.recordingIDs(of: job), !ids.isEmpty else { return false }
             for id in ids where !(await ownsRecording(id)) { return false }
             return true
         default:

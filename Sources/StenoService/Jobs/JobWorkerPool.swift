@@ -9,9 +9,9 @@ import StenoStore
 
 /// Runs queued jobs with a bounded number of workers (`[jobs] workers`).
 ///
-/// Each worker claims one job at a time — or, for a `BatchJobHandler`, a batch of jobs of its
-/// kind — with a lease, renews the lease every third of its length while the handler runs,
-/// and records the outcome with the claim's fencing token. Idle
+/// Each worker claims due jobs of one kind — up to the handler's `maxBatchSize` — with a lease
+/// each, renews the leases every third of their length while the handler runs, and records
+/// the outcomes with the claims' fencing tokens. Idle
 /// workers sleep until something is enqueued through the `JobQueue` or the poll interval
 /// passes (jobs enqueued by another process, retries coming due). Expired leases — of a crashed
 /// daemon, or a stalled worker — are requeued at start-up and every half lease; at start-up the
@@ -145,36 +145,32 @@ public struct JobWorkerPool: Service {
         }
     }
 
-    /// How many jobs of each batch-capable kind one claim may take.
-    var batchLimits: [String: Int] {
-        handlers.compactMapValues { ($0 as? any BatchJobHandler)?.maxBatchSize }.filter { $0.value > 1 }
+    /// How many jobs of each kind one claim may take.
+    var claimLimits: [String: Int] {
+        handlers.mapValues { max(1, $0.maxBatchSize) }
     }
 
-    /// One worker: claim (a batch, for a batch handler), run, record; sleep when idle.
+    /// One worker: claim, run, record; sleep when idle.
     func workerLoop(workerID: String) async {
         let signal = queue.signal
         let kinds = self.kinds
-        let batchLimits = self.batchLimits
+        let limits = self.claimLimits
         while !signal.isStopping && !Task.isCancelled {
             let generation = signal.generation
             let claims: [ClaimedJob]
             do {
                 claims = try await queue.store.claim(
-                    workerID: workerID, kinds: kinds, batchLimits: batchLimits, leaseDuration: settings.leaseDuration, now: now())
+                    workerID: workerID, kinds: kinds, limits: limits, leaseDuration: settings.leaseDuration, now: now())
             } catch {
                 logger.error("could not claim a job: \(error)", metadata: ["worker": .string(workerID)])
                 await signal.wait(since: generation, timeout: settings.pollInterval)
                 continue
             }
-            guard let first = claims.first else {
+            guard !claims.isEmpty else {
                 await signal.wait(since: generation, timeout: settings.pollInterval)
                 continue
             }
-            if let batchHandler = handlers[first.job.kind] as? any BatchJobHandler, batchHandler.maxBatchSize > 1 {
-                await processBatch(claims, handler: batchHandler, workerID: workerID)
-            } else {
-                for claim in claims { await process(claim, workerID: workerID) }
-            }
+            await process(claims, workerID: workerID)
         }
     }
 }

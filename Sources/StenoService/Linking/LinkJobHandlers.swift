@@ -1,69 +1,60 @@
 import Foundation
-import StenoAPI
 import StenoCore
 import StenoStore
 
-/// `link`: links recordings after they were ingested (payload `{"recording": ID}`, or
-/// `{"recordings": [ID, …]}` for a batch of files ingested together).
+/// Runs `link` jobs: files changed one by one queue a job each, and one pass of the batch
+/// linker reads each owner's candidates once for all the recordings claimed together.
 struct LinkRecordingJobHandler: JobHandler {
-    static let kind = "link"
     let linker: RecordingLinker
-    var kind: String { Self.kind }
+
+    /// Jobs linked together.
+    var maxBatchSize: Int { 64 }
 
     /// The job for one recording (one live job per recording), or for many (one job).
-    static func draft(recordingIDs: [Int64], priority: Int = JobPriority.normal) -> JobDraft {
-        if recordingIDs.count == 1, let id = recordingIDs.first {
-            return JobDraft(
-                kind: kind, payload: JSONValue.object(["recording": .int(id)]).serializedString, priority: priority, uniqueKey: "link:\(id)")
-        }
-        return JobDraft(kind: kind, payload: JSONValue.object(["recordings": .array(recordingIDs.map { .int($0) })]).serializedString, priority: priority)
+    static func draft(recordingIDs: [Int64], priority: Int = JobPriority.normal) throws -> JobDraft {
+        let uniqueKey = recordingIDs.count == 1 ? recordingIDs.first.map { "link:\($0)" } : nil
+        return try LinkRecordingJob.draft(.init(recordingIDs: recordingIDs), priority: priority, uniqueKey: uniqueKey)
     }
 
-    /// The recordings a payload names; nil when it names none.
-    static func recordingIDs(of payload: String) -> [Int64]? {
-        let value = try? JSONValue.parse(payload)
-        if let id = value?["recording"]?.intValue { return [id] }
-        guard case .array(let items)? = value?["recordings"] else { return nil }
-        let ids = items.compactMap(\.intValue)
-        return ids.count == items.count && !ids.isEmpty ? ids : nil
+    /// The recordings a job names; nil when its payload names none.
+    static func recordingIDs(of job: Job) -> [Int64]? {
+        (try? LinkRecordingJob.payload(of: job))?.recordingIDs
     }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        guard let ids = Self.recordingIDs(of: job.payload) else {
-            throw JobError.permanent("the link payload names no \"recording\" or \"recordings\": \(job.payload)")
+    /// Links the claimed jobs' recordings in one pass of the batch linker (manual links are
+    /// left alone); each job succeeds with its count of recordings and the pass's count of
+    /// changed links. A payload naming no recording fails its own job only.
+    func run(_ attempts: [JobAttempt<LinkRecordingJob>], context: JobContext) async throws -> [JobOutcome<LinkRecordingJob.Result>] {
+        let ids = attempts.map(\.payload.recordingIDs)
+        let changed = try await linker.link(recordingIDs: Array(Set(ids.compactMap { $0 }.joined())).sorted()).values.reduce(0, +)
+        return zip(attempts, ids).map { attempt, ids in
+            guard let ids else {
+                return .failed(JobError.permanent("the link payload names no \"recording\" or \"recordings\": \(attempt.job.payload)"))
+            }
+            return .succeeded(LinkRecordingJob.Result(recordings: ids.count, batch: attempts.count, changedInBatch: changed))
         }
-        guard ids.count == 1, let id = ids.first else {
-            let changed = try await linker.link(recordingIDs: ids)
-            let result: JSONValue = ["recordings": .int(Int64(ids.count)), "changed": .int(Int64(changed.values.reduce(0, +)))]
-            return .succeeded(result: result.serializedString)
-        }
-        let decision = try await linker.link(recordingID: id)
-        let result: JSONValue = [
-            "recording": .int(id), "changed": .bool(decision != nil),
-            "state": decision.map { .string($0.state.rawValue) } ?? .null,
-            "meeting": decision?.chosen.map { .int($0.candidate.meetingID) } ?? .null,
-        ]
-        return .succeeded(result: result.serializedString)
     }
 }
 
-/// `links.after-sync`: after a sync changed events, links recordings that now have a meeting
-/// and revalidates links to the changed meetings (payload `{"since": ms}`).
+/// Runs `links.after-sync` jobs.
 struct LinksAfterSyncJobHandler: JobHandler {
-    static let kind = "links.after-sync"
     let linker: RecordingLinker
     let store: any CatalogStore
-    var kind: String { Self.kind }
 
-    static func draft(since: Date) -> JobDraft {
-        JobDraft(kind: kind, payload: JSONValue.object(["since": .int(Int64(since.timeIntervalSince1970 * 1000))]).serializedString)
+    /// The job for events changed since `since`.
+    static func draft(since: Date) throws -> JobDraft {
+        try LinksAfterSyncJob.draft(.init(since: Int64(since.timeIntervalSince1970 * 1000)))
     }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
-        guard let milliseconds = (try? JSONValue.parse(job.payload))?["since"]?.intValue else {
-            throw JobError.permanent("the links.after-sync payload has no \"since\": \(job.payload)")
+    func run(_ attempts: [JobAttempt<LinksAfterSyncJob>], context: JobContext) async throws -> [JobOutcome<LinksAfterSyncJob.Result>] {
+        await attempts.eachAttempt { attempt in
+            .succeeded(try await relink(since: Date(timeIntervalSince1970: Double(attempt.payload.since) / 1000)))
         }
-        let since = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// Revalidates the links touched by events changed since `since`, and links the unsettled
+    /// recordings near them; returns counts by action and state.
+    func relink(since: Date) async throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
         let touched = try await store.linksTouchedByEvents(changedSince: since)
         for (action, count) in try await linker.revalidate(recordingIDs: touched) { counts[action.rawValue, default: 0] += Int64(count) }
@@ -73,22 +64,26 @@ struct LinksAfterSyncJobHandler: JobHandler {
             let unsettled = try await store.unsettledRecordings(recordedWithin: window)
             for (state, count) in try await linker.link(recordingIDs: unsettled) { counts[state.rawValue, default: 0] += Int64(count) }
         }
-        return .succeeded(result: JSONValue.object(counts.mapValues { .int($0) }).serializedString)
+        return counts
     }
 }
 
-/// `links.revalidate`: the nightly re-check of every link, and `steno revalidate`.
+/// Runs `links.revalidate` jobs.
 struct RevalidateLinksJobHandler: JobHandler {
-    static let kind = "links.revalidate"
     let linker: RecordingLinker
     let store: any CatalogStore
-    var kind: String { Self.kind }
 
-    static func draft(priority: Int = JobPriority.normal) -> JobDraft {
-        JobDraft(kind: kind, priority: priority, uniqueKey: kind)
+    /// The job; one live at a time.
+    static func draft(priority: Int = JobPriority.normal) throws -> JobDraft {
+        try RevalidateLinksJob.draft(NoJobPayload(), priority: priority, uniqueKey: RevalidateLinksJob.name)
     }
 
-    func run(_ job: Job, context: JobContext) async throws -> JobOutcome {
+    func run(_ attempts: [JobAttempt<RevalidateLinksJob>], context: JobContext) async throws -> [JobOutcome<RevalidateLinksJob.Result>] {
+        await attempts.eachAttempt { _ in .succeeded(try await revalidate()) }
+    }
+
+    /// Re-checks every link and gives recordings without a meeting another chance.
+    func revalidate() async throws -> [String: Int64] {
         var counts: [String: Int64] = Dictionary(uniqueKeysWithValues: RevalidationAction.allCases.map { ($0.rawValue, 0) })
         for (action, count) in try await linker.revalidate(recordingIDs: try await store.linkedRecordings()) {
             counts[action.rawValue, default: 0] += Int64(count)
@@ -96,6 +91,6 @@ struct RevalidateLinksJobHandler: JobHandler {
         // Recordings still without a meeting get another chance (their meeting may have appeared).
         let unsettled = try await store.unsettledRecordings(recordedWithin: nil)
         counts["newly-linked"] = Int64(try await linker.link(recordingIDs: unsettled, actor: "revalidation")[.linked] ?? 0)
-        return .succeeded(result: JSONValue.object(counts.mapValues { .int($0) }).serializedString)
+        return counts
     }
 }

@@ -56,7 +56,7 @@ struct RecordingMethods: Sendable {
             let files = isDirectory.boolValue
                 ? InboxScanner.scan(inbox: inbox, relativeFolder: relative).files.keys.sorted() : [relative]
             let chunks = IngestJobHandler.chunks(files)
-            let queued = try await queue.enqueue(chunks.map { IngestJobHandler.draft(paths: $0, priority: JobPriority.interactive) })
+            let queued = try await queue.enqueue(chunks.map { try IngestJobHandler.draft(paths: $0, priority: JobPriority.interactive) })
             for (chunk, result) in zip(chunks, queued) { jobs += chunk.map { .init(path: $0, jobID: result.job.id) } }
         }
         return IngestResult(jobs: jobs)

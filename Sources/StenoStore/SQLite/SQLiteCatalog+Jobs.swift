@@ -2,141 +2,17 @@ import Foundation
 import GRDB
 import StenoCore
 
+/// Enqueueing, listing, retrying and cancelling jobs; the life of a claim is in
+/// `SQLiteCatalog+JobClaims.swift`.
 extension SQLiteCatalog {
-    public func enqueue(_ draft: JobDraft) async throws -> EnqueueResult {
-        try await writer.write { db in try Self.enqueue(draft, in: db) }
-    }
-
-    public func claim(workerID: String, kinds: Set<String>?, leaseDuration: Duration, now: Date) async throws -> ClaimedJob? {
-        let nowMilliseconds = Self.milliseconds(now)
-        let expires = nowMilliseconds + Self.milliseconds(leaseDuration)
+    public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] {
+        guard !drafts.isEmpty else { return [] }
         return try await writer.write { db in
-            // One statement: SQLite runs writes one at a time, so two claimers can never pick the
-            // same row. The token grows per job, so an older claim's token is always smaller.
-            // `jobs_claim` walks due jobs in claim order; without ANALYZE statistics SQLite would
-            // rather sort every live job on each claim (~9 ms at 20k queued, vs µs).
-            let filter = kinds == nil ? "" : "AND kind IN (SELECT value FROM json_each(?))"
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE jobs SET state = 'running', attempts = attempts + 1,
-                        lease_token = COALESCE(lease_token, 0) + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-                    WHERE id = (SELECT id FROM jobs INDEXED BY jobs_claim
-                                WHERE state IN ('queued', 'failed') AND run_at <= ? \(filter)
-                                ORDER BY priority DESC, run_at, id LIMIT 1)
-                    RETURNING \(Self.jobColumns), lease_token
-                    """)
-            var arguments: StatementArguments = [workerID, expires, nowMilliseconds, nowMilliseconds]
-            if let kinds { arguments += [Self.jsonArray(kinds.sorted())] }
-            guard let row = try Row.fetchOne(statement, arguments: arguments) else { return nil }
-            return ClaimedJob(job: try Self.job(row), token: row[16])
+            let now = Date()
+            // An earlier draft of the call is live by the time a later one is looked at, so a
+            // repeated unique key is `.alreadyLive` like it would be one transaction later.
+            return try drafts.map { try Self.enqueue($0, in: db, now: now) }
         }
-    }
-
-    public func heartbeat(_ claim: ClaimedJob, extendBy: Duration, now: Date) async throws -> Bool {
-        let nowMilliseconds = Self.milliseconds(now)
-        return try await writer.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE jobs SET lease_expires_at = ?, updated_at = ?
-                    WHERE id = ? AND lease_token = ? AND state = 'running'
-                    """)
-            try statement.execute(arguments: [
-                nowMilliseconds + Self.milliseconds(extendBy), nowMilliseconds, claim.job.id, claim.token,
-            ])
-            return db.changesCount > 0
-        }
-    }
-
-    public func complete(_ claim: ClaimedJob, result: String?, now: Date) async throws {
-        let nowMilliseconds = Self.milliseconds(now)
-        try await writer.write { db in
-            if let result { try Self.requireJSON(result, in: db, what: "result") }
-            guard try Self.completeClaim(claim, result: result, nowMilliseconds: nowMilliseconds, in: db) else {
-                throw Self.staleLease(claim)
-            }
-        }
-    }
-
-    public func fail(
-        _ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date
-    ) async throws -> JobState {
-        let nowMilliseconds = Self.milliseconds(now)
-        // The claim's attempt count is current: while the token matches, nobody else claimed.
-        let isLast = permanent || claim.job.attempts >= claim.job.maxAttempts
-        var random = SystemRandomNumberGenerator()
-        let backoff = policy.delay(afterAttempt: claim.job.attempts, random: &random)
-        let delay = max(backoff, retryAfter ?? .zero)
-        let state: JobState = isLast ? .dead : .failed
-        try await writer.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE jobs SET state = ?, last_error = ?, run_at = CASE WHEN ? THEN run_at ELSE ? END,
-                        lease_owner = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ?
-                    WHERE id = ? AND lease_token = ? AND state = 'running'
-                    """)
-            try statement.execute(arguments: [
-                state.rawValue, CredentialRedaction.redacted(error), isLast, nowMilliseconds + Self.milliseconds(delay),
-                isLast ? nowMilliseconds : nil, nowMilliseconds, claim.job.id, claim.token,
-            ])
-            if db.changesCount == 0 { throw Self.staleLease(claim) }
-        }
-        return state
-    }
-
-    @discardableResult
-    public func release(_ claim: ClaimedJob, now: Date) async throws -> Bool {
-        try await writer.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE jobs SET state = 'queued', attempts = MAX(0, attempts - 1), lease_owner = NULL,
-                        lease_expires_at = NULL, updated_at = ?
-                    WHERE id = ? AND lease_token = ? AND state = 'running'
-                    """,
-                arguments: [Self.milliseconds(now), claim.job.id, claim.token])
-            return db.changesCount > 0
-        }
-    }
-
-    public func requeueExpiredLeases(now: Date) async throws -> Int {
-        try await writer.write { db in
-            try Self.requeueLeases(db, matching: "lease_expires_at <= ?2", argument: Self.milliseconds(now), now: now, why: "expired")
-        }
-    }
-
-    public func requeueLeases(heldBy ownerPrefix: String, now: Date) async throws -> Int {
-        // substr rather than LIKE: a prefix may hold `%` or `_`.
-        try await writer.write { db in
-            try Self.requeueLeases(
-                db, matching: "substr(lease_owner, 1, length(?2)) = ?2", argument: ownerPrefix + "/", now: now,
-                why: "was abandoned")
-        }
-    }
-
-    /// Requeues the running jobs matching `condition` (which reads `?2`); a job on its last
-    /// attempt becomes `dead` instead, so a job that kills its worker every time cannot loop.
-    static func requeueLeases(
-        _ db: Database, matching condition: String, argument: any DatabaseValueConvertible, now: Date, why: String
-    ) throws -> Int {
-        let nowMilliseconds = milliseconds(now)
-        try db.execute(
-            sql: """
-                UPDATE jobs SET state = 'dead',
-                    last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' \(why) on the last attempt (worker crashed or stalled)',
-                    lease_owner = NULL, lease_expires_at = NULL, finished_at = ?1, updated_at = ?1
-                WHERE state = 'running' AND \(condition) AND attempts >= max_attempts
-                """,
-            arguments: [nowMilliseconds, argument])
-        var changed = db.changesCount
-        try db.execute(
-            sql: """
-                UPDATE jobs SET state = 'queued',
-                    last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' \(why) (worker crashed or stalled)',
-                    lease_owner = NULL, lease_expires_at = NULL, run_at = MIN(run_at, ?1), updated_at = ?1
-                WHERE state = 'running' AND \(condition)
-                """,
-            arguments: [nowMilliseconds, argument])
-        changed += db.changesCount
-        return changed
     }
 
     public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] {

@@ -3,7 +3,7 @@ import StenoAPI
 import StenoCore
 import StenoStore
 
-extension IngestJobHandler: BatchJobHandler {
+extension IngestJobHandler {
     /// Files read and stored together: large enough that one write covers many files, small
     /// enough that two workers share a burst and the first recordings appear soon. Measured
     /// (release, 2,000 files dropped at once, 2 workers): 64 → 590 ms from enqueue to the last
@@ -19,16 +19,17 @@ extension IngestJobHandler: BatchJobHandler {
     /// by its claim. Other outcomes (gone, ignored, a sidecar) are stored file by file first.
     /// A file that fails in a job of many is split out into a job of its own; a job of one file
     /// fails as `run` would.
-    func runBatch(_ claims: [ClaimedJob], context: JobContext) async -> [BatchItemOutcome] {
-        var outcomes = [BatchItemOutcome](repeating: .finished(.failure(JobError.permanent("not run"))), count: claims.count)
+    func run(_ attempts: [JobAttempt<IngestJob>], context: JobContext) async throws -> [JobOutcome<JSONValue>] {
+        let claims = attempts.map(\.claim)
+        var outcomes = [JobOutcome<JSONValue>](repeating: .failed(JobError.permanent("not run")), count: claims.count)
         var files: [(claim: Int, path: String)] = []
         var pathsOfClaim: [[String]] = Array(repeating: [], count: claims.count)
-        for (index, claim) in claims.enumerated() {
+        for index in claims.indices {
             do {
-                pathsOfClaim[index] = try Self.paths(of: claim.job)
+                pathsOfClaim[index] = try attempts[index].payload.filePaths()
                 files += pathsOfClaim[index].map { (index, $0) }
             } catch {
-                outcomes[index] = .finished(.failure(error))
+                outcomes[index] = .failed(error)
             }
         }
         let now = Date()
@@ -56,12 +57,12 @@ extension IngestJobHandler: BatchJobHandler {
         let stored = await store(batch, claims: claims, pathsOfClaim: pathsOfClaim, now: now, context: context)
         for index in claims.indices where pathsOfClaim[index].count > 0 {
             if let error = stored.failures[index] {
-                outcomes[index] = .finished(.failure(error))
+                outcomes[index] = .failed(error)
             } else if stored.recorded.contains(index) {
                 outcomes[index] = .recorded
             } else {
                 let result = Self.jobResult(paths: pathsOfClaim[index], entries: stored.entries[index])
-                outcomes[index] = .finished(.success(.succeeded(result: result)))
+                outcomes[index] = .succeeded(result)
             }
         }
         return outcomes
@@ -126,7 +127,7 @@ extension IngestJobHandler: BatchJobHandler {
                         for (path, recording) in zip(recordPaths[claim.job.id] ?? [], recordings) {
                             entries[path] = ["path": .string(path), "recording": .int(recording.id), "status": .string(recording.status.rawValue)]
                         }
-                        return Self.jobResult(paths: job.paths, entries: entries)
+                        return Self.jobResult(paths: job.paths, entries: entries).serializedString
                     },
                     followUps: linkingDrafts(priority: claims.first?.job.priority ?? JobPriority.normal), now: Date())
                 var queuedLinking = false
@@ -166,12 +167,12 @@ extension IngestJobHandler: BatchJobHandler {
 
     /// A job's result from its files' entries: a job of one file has that file's entry (without
     /// the path its payload names), a job of many `{"files": [entry, …]}` in payload order.
-    static func jobResult(paths: [String], entries: [String: JSONValue]) -> String {
+    static func jobResult(paths: [String], entries: [String: JSONValue]) -> JSONValue {
         guard paths.count > 1 else {
-            guard let path = paths.first, case .object(var entry)? = entries[path] else { return "{}" }
+            guard let path = paths.first, case .object(var entry)? = entries[path] else { return .object([:]) }
             entry["path"] = nil
-            return JSONValue.object(entry).serializedString
+            return JSONValue.object(entry)
         }
-        return JSONValue.object(["files": .array(paths.map { entries[$0] ?? ["path": .string($0)] })]).serializedString
+        return JSONValue.object(["files": .array(paths.map { entries[$0] ?? ["path": .string($0)] })])
     }
 }
