@@ -80,7 +80,7 @@ struct IngestJobHandler: JobHandler {
             }
             return try await finish(job, path: path, outcome: outcome, context: context)
         }
-        // Many files, one at a time (the pool's batches take the faster path, `runBatch`).
+        // Many files, one at a time (the pool takes the faster path, `run(_:context:)`).
         var files: [JSONValue] = []
         for path in paths {
             do {

@@ -38,26 +38,6 @@ extension JobHandler {
     public var kind: String { Kind.name }
 }
 
-/// One claimed job with its payload read, as a handler gets it.
-public struct JobAttempt<Kind: JobKind>: Sendable {
-    /// The claim, with the job as it was right after it (`running`, this attempt counted).
-    public var claim: ClaimedJob
-    /// The job's payload.
-    public var payload: Kind.Payload
-
-    /// An attempt at the claimed job with its decoded payload.
-    public init(claim: ClaimedJob, payload: Kind.Payload) {
-        self.claim = claim
-        self.payload = payload
-    }
-
-    /// The job.
-    public var job: Job { claim.job }
-
-    /// Whether a failure of this attempt leaves the job `dead`.
-    public var isLastAttempt: Bool { claim.job.attempts >= claim.job.maxAttempts }
-}
-
 /// How one job's attempt ended.
 public enum JobOutcome<Result: Sendable>: Sendable {
     /// Done, with the result stored with the job.

@@ -1,6 +1,7 @@
 import Foundation
 import StenoAPI
 import StenoCore
+import StenoStore
 
 /// A kind of job: the name it is queued under and the JSON shapes of its payload and result.
 ///
@@ -65,6 +66,26 @@ extension JobKind {
         if case .null = json { return nil }
         return json.serializedString
     }
+}
+
+/// One claimed job with its payload read, as a handler gets it.
+public struct JobAttempt<Kind: JobKind>: Sendable {
+    /// The claim, with the job as it was right after it (`running`, this attempt counted).
+    public var claim: ClaimedJob
+    /// The job's payload.
+    public var payload: Kind.Payload
+
+    /// An attempt at the claimed job with its decoded payload.
+    public init(claim: ClaimedJob, payload: Kind.Payload) {
+        self.claim = claim
+        self.payload = payload
+    }
+
+    /// The job.
+    public var job: Job { claim.job }
+
+    /// Whether a failure of this attempt leaves the job `dead`.
+    public var isLastAttempt: Bool { claim.job.attempts >= claim.job.maxAttempts }
 }
 
 /// The payload of a job that needs no input (`{}`); other keys are ignored.

@@ -19,10 +19,9 @@ public struct JobQueue: Sendable {
 
     /// Enqueues a job (or finds the live one holding its unique key) and wakes idle workers.
     public func enqueue(_ draft: JobDraft) async throws -> EnqueueResult {
-        var draft = draft
-        if draft.maxAttempts == nil { draft.maxAttempts = defaultMaxAttempts }
-        let result = try await store.enqueue(draft)
-        if result.isNew { signal.wake() }
+        guard let result = try await enqueue([draft]).first else {
+            throw StoreError.failedPrecondition("the store returned no result for an enqueued job")
+        }
         return result
     }
 
