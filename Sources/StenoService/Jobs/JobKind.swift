@@ -1,5 +1,5 @@
 import Foundation
-import StenoAPI
+import StenoJSON
 import StenoCore
 import StenoStore
 
