@@ -168,6 +168,18 @@ struct JobWorkerPoolTests {
         #expect(try await catalog.job(id: otherHost.id).state == .running)
     }
 
+    @Test func aPayloadThatDoesNotReadKillsItsOwnJobAtOnceAndTheOthersRun() async throws {
+        try await withPool(handlers: [NoopJobHandler()]) { queue, catalog in
+            let bad = try await queue.enqueue(JobDraft(kind: NoopJob.name, payload: #"{"sleepMilliseconds": "soon"}"#)).job
+            let good = try await queue.enqueue(try NoopJob.draft(.init(sleepMilliseconds: 1))).job
+            #expect(try await eventually { try await allFinished(catalog) })
+            let dead = try await catalog.job(id: bad.id)
+            #expect(dead.state == .dead && dead.attempts == 1)
+            #expect(dead.lastError?.contains("payload.sleepMilliseconds") == true, "\(dead.lastError ?? "")")
+            #expect(try await catalog.job(id: good.id).state == .succeeded)
+        }
+    }
+
     @Test func theNoopHandlerSleepsFailsAndSucceedsAsAsked() async throws {
         try await withPool(handlers: [NoopJobHandler()]) { queue, catalog in
             let job = try await queue.enqueue(

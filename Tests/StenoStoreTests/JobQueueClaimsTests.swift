@@ -4,10 +4,10 @@ import Testing
 
 @testable import StenoStore
 
-/// The batch operations of the job queue and the fenced ingest batch: the guarantees of the
-/// one-job methods (unique keys, priorities, fencing per job) hold inside one transaction.
-@Suite("Job queue batches")
-struct JobQueueBatchTests {
+/// Many jobs in one transaction — enqueues, claims of several jobs, completions, and fenced
+/// ingests: unique keys, priorities and fencing per job hold as they do for one job.
+@Suite("Job queue claims of many jobs")
+struct JobQueueClaimsTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
