@@ -17,8 +17,10 @@ struct AgentSyncRunnerTests {
 
         init() { (stream, continuation) = AsyncStream.makeStream() }
 
-        /// The next outcome, or nil when none comes within `timeout` seconds.
-        func next(within timeout: TimeInterval = 30) async -> AgentSyncOutcome? {
+        /// The next outcome, or nil when none comes within `timeout` seconds. The bound only
+        /// keeps a hung runner from hanging the suite: in a parallel run on two cores the
+        /// runner's tasks may wait minutes for a thread, and a tight bound failed it there.
+        func next(within timeout: TimeInterval = 600) async -> AgentSyncOutcome? {
             let stream = self.stream
             return await withTaskGroup(of: AgentSyncOutcome?.self) { group in
                 group.addTask {
