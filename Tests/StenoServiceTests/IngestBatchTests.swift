@@ -22,7 +22,7 @@ struct IngestBatchTests {
         let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
         _ = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         let queue = JobQueue(store: catalog)
-        let ingestor = RecordingIngestor(inbox: inbox, store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current)
+        let ingestor = RecordingIngestor(inbox: Inbox(inbox), store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current)
         return (IngestJobHandler(ingestor: ingestor, queue: queue), catalog, queue)
     }
 
@@ -42,7 +42,7 @@ struct IngestBatchTests {
         (try? LinkRecordingJob.payload(from: payload))?.recordingIDs
     }
 
-    @Test func aBatchStoresEveryOutcomeAndFinishesTheRestJobByJob() async throws {
+    @Test func aBatchStoresEveryOutcomeAndLeavesABadPayloadToThePool() async throws {
         let (handler, catalog, queue) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("planning.flac", to: "alice/planning.flac")
@@ -81,17 +81,16 @@ struct IngestBatchTests {
         let notes = recordings.first { $0.paths.contains { $0.path == "alice/notes.mp3" } }
         #expect(notes?.status == .failed)
         #expect(notes?.failureReason?.isEmpty == false)
-        // The sidecar, the missing file and the bad payload are left to the pool.
-        guard case .succeeded(let sidecarResult) = outcomes[4] else {
-            Issue.record("sidecar: \(outcomes[4])")
-            return
+        // The sidecar and the missing file were completed in the same transaction; the bad payload is left to the pool.
+        for (index, entry) in [(4, "companionOf"), (5, "gone")] {
+            guard case .recorded = outcomes[index] else {
+                Issue.record("\(paths[index]): expected .recorded, got \(outcomes[index])")
+                continue
+            }
+            let job = try await catalog.job(id: claims[index].job.id)
+            #expect(job.state == .succeeded, "\(paths[index])")
+            #expect(job.result?.contains(entry) == true, "\(paths[index]): \(job.result ?? "")")
         }
-        #expect(sidecarResult["companionOf"] != nil)
-        guard case .succeeded(let goneResult) = outcomes[5] else {
-            Issue.record("gone: \(outcomes[5])")
-            return
-        }
-        #expect(goneResult["gone"] == true)
         guard case .failed(let error) = outcomes[6] else {
             Issue.record("bad payload: \(outcomes[6])")
             return
@@ -149,6 +148,58 @@ struct IngestBatchTests {
         #expect(one.uniqueKey == "link:7" && Self.linked(one.payload) == [7])
         let many = try LinkRecordingJobHandler.draft(recordingIDs: [7, 9])
         #expect(many.uniqueKey == nil && Self.linked(many.payload) == [7, 9])
+    }
+
+    @Test func aFileTheCatalogRefusesFailsAloneAndTheRestOfItsBatchIsStored() async throws {
+        let (handler, catalog, queue) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("planning.flac", to: "alice/good.flac")
+        try copySample("retro.ogg", to: "alice/poison.ogg")
+        try copySample("customer-call.mp3", to: "alice/call.mp3")
+        try copySample("design-review.wav", to: "alice/poison-too.wav")
+        // The catalog refuses the poison files' paths, so the batch cannot be stored at once.
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [
+            root + "/catalog.sqlite",
+            "CREATE TRIGGER poison BEFORE INSERT ON recording_paths WHEN NEW.path LIKE 'alice/poison%' BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
+        ]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        try #require(sqlite.terminationStatus == 0)
+        _ = try await queue.enqueue(
+            [try IngestJobHandler.draft(path: "alice/good.flac"), try IngestJobHandler.draft(path: "alice/poison.ogg")]
+                + (try IngestJobHandler.drafts(paths: ["alice/call.mp3", "alice/poison-too.wav"])))
+        let claims = try await catalog.claim(
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], limits: [IngestJobHandler.kind: handler.maxBatchSize],
+            leaseDuration: .seconds(60), now: Date())
+        #expect(claims.count == 3)
+
+        let outcomes = try await handler.run(Self.attempts(claims), context: context())
+        guard case .recorded = outcomes[0], case .failed(let error) = outcomes[1], case .recorded = outcomes[2] else {
+            Issue.record("expected the good file stored, the poison one failed, the job of many stored: \(outcomes)")
+            return
+        }
+        #expect("\(error)".contains("poisoned"))
+        #expect(try await catalog.job(id: claims[0].job.id).state == .succeeded)
+        // The job of many failed alone: its files were split out into jobs of one, each of which
+        // stores its file or fails alone.
+        let many = try await catalog.job(id: claims[2].job.id)
+        #expect(many.state == .succeeded)
+        let files = try #require((try? JSONValue.parse(many.result ?? ""))?["files"])
+        let retried = try [0, 1].map { try #require(files[$0]?["retriedAs"]?.intValue) }
+        let split = try await catalog.claim(
+            workerID: "test/1/1", kinds: [IngestJobHandler.kind], limits: [IngestJobHandler.kind: handler.maxBatchSize],
+            leaseDuration: .seconds(60), now: Date())
+        #expect(split.map(\.job.id) == retried)
+        let alone = try await handler.run(Self.attempts(split), context: context())
+        guard case .recorded = alone[0], case .failed(let poisoned) = alone[1] else {
+            Issue.record("expected call.mp3 stored and poison-too.wav failed: \(alone)")
+            return
+        }
+        #expect("\(poisoned)".contains("poisoned"))
+        let stored = try await catalog.recordings(RecordingQuery()).flatMap { $0.paths.map(\.path) }
+        #expect(Set(stored) == ["alice/good.flac", "alice/call.mp3"])
     }
 
     @Test func aStaleClaimInABatchWritesNothingForItsFile() async throws {

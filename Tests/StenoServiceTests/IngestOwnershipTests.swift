@@ -24,7 +24,7 @@ struct IngestOwnershipTests {
         _ = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         _ = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"], uids: [Self.bobUID]))
         _ = try await catalog.addUser(UserDraft(name: "boss", emails: ["boss@example.com"], role: .admin))
-        let ingestor = RecordingIngestor(inbox: inbox, store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current, logger: log.logger)
+        let ingestor = RecordingIngestor(inbox: Inbox(inbox), store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current, logger: log.logger)
         return (ingestor, catalog)
     }
 

@@ -44,7 +44,7 @@ struct IngestTransientFailureTests {
         _ = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         let queue = JobQueue(store: catalog)
         let ingestor = RecordingIngestor(
-            inbox: inbox, store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current, hashFile: reader.read)
+            inbox: Inbox(inbox), store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current, hashFile: reader.read)
         return (IngestJobHandler(ingestor: ingestor, queue: queue), catalog, queue)
     }
 
@@ -56,13 +56,12 @@ struct IngestTransientFailureTests {
 
     @Test(arguments: [EMFILE, ENFILE, EIO, ENOSPC, ENOMEM, EAGAIN])
     func aPassingErrorRetriesTheJobAndCataloguesNothing(code: Int32) async throws {
-        let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 1, code: code))
+        let (handler, catalog, _) = try await setUp(reader: FlakyReader(failures: 1, code: code))
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("retro.ogg", to: "alice/retro.ogg")
-        let job = try await queue.enqueue(IngestJobHandler.draft(path: "alice/retro.ogg")).job
 
         do {
-            _ = try await handler.run(job, context: context())
+            _ = try await handler.ingestAlone("alice/retro.ogg")
             Issue.record("the attempt should fail")
         } catch let error as JobError {
             Issue.record("a passing error must not fail the job for good: \(error)")
@@ -71,7 +70,7 @@ struct IngestTransientFailureTests {
         }
         #expect(try await catalog.recordings(RecordingQuery()).isEmpty, "nothing failed is catalogued")
 
-        guard case .succeeded = try await handler.run(job, context: context()) else { throw TestFailure("the retry did not succeed") }
+        guard case .recorded = try await handler.ingestAlone("alice/retro.ogg") else { throw TestFailure("the retry did not succeed") }
         let recordings = try await catalog.recordings(RecordingQuery())
         #expect(recordings.count == 1)
         #expect(recordings.first?.status == .ready)
@@ -95,33 +94,28 @@ struct IngestTransientFailureTests {
         let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 1, code: EMFILE))
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("retro.ogg", to: "alice/retro.ogg")
-        var draft = try IngestJobHandler.draft(path: "alice/retro.ogg")
-        draft.maxAttempts = 1
-        _ = try await queue.enqueue(draft)
-        let claimed = try #require(try await catalog.claim(workerID: "test/1/1", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: Date()).first)
-        #expect(claimed.job.attempts == claimed.job.maxAttempts)
 
-        _ = try await handler.run(claimed.job, context: context())
+        _ = try await handler.ingestAlone("alice/retro.ogg", lastAttempt: true)
         let failed = try #require(try await catalog.recordings(RecordingQuery()).first)
         #expect(failed.status == .failed, "the file does not vanish when its job gives up")
         #expect(failed.failureReason?.contains(String(cString: strerror(EMFILE))) == true, "\(failed.failureReason ?? "")")
 
         // Read at last, then changed and met by a passing error on a last attempt: it keeps its recording.
-        _ = try await handler.run(claimed.job, context: context())
+        _ = try await handler.ingestAlone("alice/retro.ogg", lastAttempt: true)
         let ready = try #require(try await catalog.recordings(RecordingQuery()).first)
         #expect(ready.status == .ready)
         let flaky = IngestJobHandler(
-            ingestor: RecordingIngestor(inbox: inbox, store: catalog, hashFile: FlakyReader(failures: 1, code: EMFILE).read), queue: queue)
+            ingestor: RecordingIngestor(inbox: Inbox(inbox), store: catalog, hashFile: FlakyReader(failures: 1, code: EMFILE).read), queue: queue)
         try FileManager.default.removeItem(atPath: inbox + "/alice/retro.ogg")
         try copySample("planning.flac", to: "alice/retro.ogg")
-        await #expect(throws: TransientIngestError.self) { _ = try await flaky.run(claimed.job, context: context()) }
+        await #expect(throws: TransientIngestError.self) { _ = try await flaky.ingestAlone("alice/retro.ogg", lastAttempt: true) }
         let kept = try await catalog.recordings(RecordingQuery())
         #expect(kept.map(\.id) == [ready.id])
         #expect(kept.first?.status == .ready)
     }
 
     @Test func aFileThatFailedBeforeKeepsItsRecordingWhenReadAtLast() async throws {
-        let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 0, code: EMFILE))
+        let (handler, catalog, _) = try await setUp(reader: FlakyReader(failures: 0, code: EMFILE))
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("retro.ogg", to: "alice/retro.ogg")
         // As an earlier version left it: failed for good, without a content hash.
@@ -129,9 +123,8 @@ struct IngestTransientFailureTests {
             IngestRecord(
                 path: "alice/retro.ogg", size: 0, modified: Date(), contentHash: nil, ownerID: nil,
                 outcome: .failed(reason: "cannot open: Too many open files")))
-        let job = try await queue.enqueue(IngestJobHandler.draft(path: "alice/retro.ogg")).job
 
-        _ = try await handler.run(job, context: context())
+        _ = try await handler.ingestAlone("alice/retro.ogg")
         let recordings = try await catalog.recordings(RecordingQuery())
         #expect(recordings.count == 1, "no second recording")
         #expect(recordings.first?.id == failed.id)

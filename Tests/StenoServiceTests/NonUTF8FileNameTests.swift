@@ -31,7 +31,7 @@ struct NonUTF8FileNameTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
         _ = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
-        let ingestor = RecordingIngestor(inbox: inbox, store: catalog)
+        let ingestor = RecordingIngestor(inbox: Inbox(inbox), store: catalog)
         try copySample("retro.ogg", to: "alice", name: Array("retro-".utf8) + [0xFF] + Array(".ogg".utf8))
 
         let found = InboxScanner.scan(inbox: inbox).files

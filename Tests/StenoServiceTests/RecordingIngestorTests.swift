@@ -18,7 +18,7 @@ struct RecordingIngestorTests {
         let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
         _ = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         _ = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
-        return (RecordingIngestor(inbox: inbox, store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current), catalog)
+        return (RecordingIngestor(inbox: Inbox(inbox), store: catalog, timeZone: TimeZone(identifier: "UTC") ?? .current), catalog)
     }
 
     func copySample(_ name: String, to relative: String) throws {
@@ -122,8 +122,12 @@ struct RecordingIngestorTests {
     @Test func pathsOutsideTheInboxAndLitterAreRefused() async throws {
         let (ingestor, _) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        await #expect(throws: IngestError.self) { _ = try await ingestor.ingest(relativePath: "../etc/passwd") }
-        await #expect(throws: IngestError.self) { _ = try await ingestor.ingest(relativePath: "/etc/passwd") }
+        // Refused for good: the job fails permanently.
+        for path in ["../etc/passwd", "/etc/passwd"] {
+            await #expect(throws: JobError.permanent("\"\(path)\" is not a path inside the inbox")) {
+                _ = try await ingestor.ingest(relativePath: path)
+            }
+        }
         guard case .ignored = try await ingestor.ingest(relativePath: "alice/.DS_Store") else { throw TestFailure("not ignored") }
         guard case .ignored = try await ingestor.ingest(relativePath: "alice/x.m4a.part") else { throw TestFailure("not ignored") }
     }

@@ -100,6 +100,13 @@ struct JobQueueClaimsTests {
         #expect(try await catalog.job(id: claims[0].job.id).state == .running)
     }
 
+    /// A commit of one ingest job per record, linking what it stores ready.
+    func commit(_ items: [(ClaimedJob, IngestRecord)]) -> IngestCommit {
+        IngestCommit(
+            jobs: items.map { IngestCommit.Job(claim: $0.0, files: [.init(path: $0.1.path, action: .record($0.1))], listsFiles: false) },
+            linking: RecordingsJob(kind: "link", priority: 0, maxAttempts: nil))
+    }
+
     @Test func fencedIngestsStoreOutcomesAndCompleteJobsExceptStaleOnes() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
@@ -117,24 +124,18 @@ struct JobQueueClaimsTests {
                 path: path, size: 100, modified: at(-100), contentHash: hash, ownerID: nil,
                 outcome: failed.map { .failed(reason: $0) } ?? .ready(metadata), now: at(13))
         }
-        let items = [
-            FencedIngest(claim: claims[0], record: record("alice/a.wav", hash: "ha")),
-            FencedIngest(claim: claims[1], record: record("alice/b.wav", hash: "hb")),
-            FencedIngest(claim: claims[2], record: record("alice/c.wav", hash: "hc", failed: "truncated")),
-            FencedIngest(claim: claims[3], record: record("alice/copy-of-a.wav", hash: "ha")),
-        ]
-        let results = try await catalog.recordIngests(
-            items, jobResult: { _, recordings in #"{"recording":\#(recordings[0].id)}"# },
-            followUps: { recordings in
-                recordings.filter { $0.status == .ready }.map { recording in
-                    JobDraft(kind: "link", payload: #"{"recording":\#(recording.id)}"#, uniqueKey: "link:\(recording.id)")
-                }
-            }, now: at(14))
-        guard case .recorded(let a) = results[0], case .recorded(let c) = results[2], case .recorded(let copy) = results[3] else {
-            Issue.record("expected recordings, got \(results)")
+        let ends = try await catalog.commitIngest(
+            commit([
+                (claims[0], record("alice/a.wav", hash: "ha")), (claims[1], record("alice/b.wav", hash: "hb")),
+                (claims[2], record("alice/c.wav", hash: "hc", failed: "truncated")), (claims[3], record("alice/copy-of-a.wav", hash: "ha")),
+            ]), now: at(14))
+        guard case .completed(let first) = ends[0], case .recorded(let a) = first.first, case .completed(let third) = ends[2],
+            case .recorded(let c) = third.first, case .completed(let fourth) = ends[3], case .recorded(let copy) = fourth.first
+        else {
+            Issue.record("expected recordings, got \(ends)")
             return
         }
-        #expect(results[1] == .staleLease)
+        #expect(ends[1] == .staleLease)
         #expect(a.id == copy.id)
         #expect(Set(copy.paths.map(\.path)) == ["alice/a.wav", "alice/copy-of-a.wav"])
         #expect(c.status == .failed)
@@ -142,16 +143,17 @@ struct JobQueueClaimsTests {
         // The stale item wrote neither its recording nor its job's completion.
         #expect(try await catalog.pathState("alice/b.wav") == nil)
         #expect(try await catalog.job(id: rescuer.job.id).state == .running)
-        #expect(try await catalog.job(id: claims[0].job.id).result == #"{"recording":\#(a.id)}"#)
+        #expect(try await catalog.job(id: claims[0].job.id).result == #"{"recording":\#(a.id),"status":"ready"}"#)
         #expect(try await catalog.job(id: claims[2].job.id).state == .succeeded)
         let states = try await catalog.pathStates(["alice/a.wav", "alice/c.wav", "alice/b.wav", "nowhere \"odd\".wav"])
         #expect(Set(states.keys) == ["alice/a.wav", "alice/c.wav"])
         #expect(states["alice/a.wav"]?.recordingID == a.id)
         #expect(states["alice/a.wav"]?.size == 100)
-        // One link job for the ready recording (its copy's draft found the key live), none
-        // for the failed one or the stale item.
+        // One link job for the ready recording (stored twice, by a and its copy), none for the
+        // failed one or the stale item.
         let links = try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10)
         #expect(links.map(\.payload) == [#"{"recording":\#(a.id)}"#])
+        #expect(links.map(\.uniqueKey) == ["link:\(a.id)"])
     }
 
     @Test func aBadFollowUpWritesNothingOfTheBatch() async throws {
@@ -162,11 +164,9 @@ struct JobQueueClaimsTests {
         let record = IngestRecord(
             path: "alice/a.wav", size: 100, modified: at(-100), contentHash: "ha", ownerID: nil,
             outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(1))
-        await #expect(throws: StoreError.self) {
-            _ = try await catalog.recordIngests(
-                [FencedIngest(claim: claims[0], record: record)], jobResult: { _, _ in nil },
-                followUps: { _ in [JobDraft(kind: "link", payload: "{not json")] }, now: at(2))
-        }
+        var bad = commit([(claims[0], record)])
+        bad.jobs[0].followUps = [JobDraft(kind: "link", payload: "{not json")]
+        await #expect(throws: StoreError.self) { _ = try await catalog.commitIngest(bad, now: at(2)) }
         #expect(try await catalog.pathState("alice/a.wav") == nil)
         #expect(try await catalog.job(id: claims[0].job.id).state == .running)
     }
@@ -182,16 +182,62 @@ struct JobQueueClaimsTests {
                 path: path, size: 100, modified: at(-100), contentHash: hash, ownerID: nil,
                 outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(1))
         }
-        let results = try await catalog.recordIngests(
-            [FencedIngest(claim: claim, record: record("alice/a.wav", hash: "ha")), FencedIngest(claim: claim, record: record("alice/b.wav", hash: "hb"))],
-            jobResult: { _, recordings in "[" + recordings.map { String($0.id) }.joined(separator: ",") + "]" },
-            followUps: { recordings in [JobDraft(kind: "link", payload: "{\"count\":\(recordings.count)}")] }, now: at(2))
-        guard case .recorded(let a) = results[0], case .recorded(let b) = results[1] else {
-            Issue.record("expected two recordings, got \(results)")
+        let files = [("alice/a.wav", "ha"), ("alice/b.wav", "hb")].map { IngestCommit.File(path: $0.0, action: .record(record($0.0, hash: $0.1))) }
+        let ends = try await catalog.commitIngest(
+            IngestCommit(
+                jobs: [IngestCommit.Job(claim: claim, files: files, listsFiles: true)],
+                linking: RecordingsJob(kind: "link", priority: 0, maxAttempts: 3)), now: at(2))
+        guard case .completed(let written) = ends.first, case .recorded(let a) = written.first, case .recorded(let b) = written.last else {
+            Issue.record("expected two recordings, got \(ends)")
             return
         }
         let job = try await catalog.job(id: claim.job.id)
-        #expect(job.state == .succeeded && job.result == "[\(a.id),\(b.id)]")
-        #expect(try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10).map(\.payload) == [#"{"count":2}"#])
+        #expect(job.state == .succeeded)
+        let entries = [#"{"path":"alice/a.wav","recording":\#(a.id),"status":"ready"}"#, #"{"path":"alice/b.wav","recording":\#(b.id),"status":"ready"}"#]
+        #expect(job.result == #"{"files":["# + entries.joined(separator: ",") + "]}")
+        let links = try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10)
+        #expect(links.map(\.payload) == [#"{"recordings":[\#(a.id),\#(b.id)]}"#])
+        #expect(links.first?.maxAttempts == 3 && links.first?.uniqueKey == nil)
+    }
+
+    @Test func everyKindOfFileIsWrittenWithTheResultEntryItAlwaysHad() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let known = try await catalog.recordIngest(
+            IngestRecord(
+                path: "alice/old.wav", size: 1, modified: at(-100), contentHash: "ho", ownerID: nil,
+                outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm_s16le", duration: 1)), now: at(-50)))
+        _ = try await catalog.enqueue([
+            JobDraft(kind: "ingest", payload: #"{"paths":["alice/old.wav","alice/never.wav","alice/.DS_Store","alice/x.json","../out.wav"]}"#),
+            ingestDraft("alice/y.json"),
+        ])
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 4], leaseDuration: .seconds(60), now: at(0))
+        #expect(claims.count == 2)
+        let many = IngestCommit.Job(
+            claim: claims[0],
+            files: [
+                .init(path: "alice/old.wav", action: .markGone), .init(path: "alice/never.wav", action: .markGone),
+                .init(path: "alice/.DS_Store", action: .ignore(reason: "litter")),
+                .init(path: "alice/x.json", action: .companion(of: ["alice/x.wav"])),
+                .init(path: "../out.wav", action: .retryAlone(ingestDraft("../out.wav"))),
+            ],
+            followUps: [ingestDraft("alice/x.wav")], listsFiles: true)
+        let one = IngestCommit.Job(claim: claims[1], files: [.init(path: "alice/y.json", action: .companion(of: []))], listsFiles: false)
+        let ends = try await catalog.commitIngest(IngestCommit(jobs: [many, one], linking: nil), now: at(1))
+        guard case .completed(let written) = ends.first, case .retried(let retried) = written.last else {
+            Issue.record("expected the job of many written, got \(ends)")
+            return
+        }
+        let result = try #require(try await catalog.job(id: claims[0].job.id).result)
+        let entries = [
+            #"{"gone":true,"path":"alice/old.wav","recording":\#(known.id)}"#, #"{"gone":true,"path":"alice/never.wav","recording":null}"#,
+            #"{"ignored":"litter","path":"alice/.DS_Store"}"#, #"{"companionOf":["alice/x.wav"],"path":"alice/x.json"}"#,
+            #"{"path":"../out.wav","retriedAs":\#(retried)}"#,
+        ]
+        #expect(result == #"{"files":["# + entries.joined(separator: ",") + "]}")
+        #expect(try await catalog.job(id: claims[1].job.id).result == #"{"companionOf":[]}"#)
+        #expect(try await catalog.recording(id: known.id, visibleTo: nil).status == .missing)
+        let queued = try await catalog.jobs(state: .queued, kind: "ingest", afterID: nil, limit: 10)
+        #expect(Set(queued.map(\.payload)) == [ingestDraft("../out.wav").payload, ingestDraft("alice/x.wav").payload])
     }
 }

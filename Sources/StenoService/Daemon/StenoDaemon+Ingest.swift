@@ -2,16 +2,20 @@ import Foundation
 import StenoStore
 
 extension StenoDaemon {
+    /// The configured inbox, resolved: the one place the ingestor, the watcher and the
+    /// recordings methods get it from.
+    var inbox: Inbox { Inbox(configuration.inboxDirectory) }
+
     /// The ingest job handler on the configured inbox.
     func ingestHandler(store: SQLiteCatalog, queue: JobQueue) -> IngestJobHandler {
-        IngestJobHandler(ingestor: RecordingIngestor(inbox: configuration.inboxDirectory, store: store, logger: logger), queue: queue)
+        IngestJobHandler(ingestor: RecordingIngestor(inbox: inbox, store: store, logger: logger), queue: queue)
     }
 
     /// The inbox watcher, turning settled and removed files into ingest jobs.
     func makeInboxWatcher(store: SQLiteCatalog, queue: JobQueue) -> InboxWatcher {
         let logger = self.logger
         return InboxWatcher(
-            inbox: RecordingIngestor.resolved(configuration.inboxDirectory) ?? configuration.inboxDirectory,
+            inbox: inbox.root,
             settings: configuration.watcher, logger: logger,
             knownPaths: {
                 try await store.presentPaths().mapValues {
@@ -39,7 +43,6 @@ extension StenoDaemon {
 
     /// The recordings methods.
     func recordingMethods(store: SQLiteCatalog, queue: JobQueue) -> RecordingMethods {
-        RecordingMethods(
-            store: store, queue: queue, inbox: RecordingIngestor.resolved(configuration.inboxDirectory) ?? configuration.inboxDirectory)
+        RecordingMethods(store: store, queue: queue, inbox: inbox)
     }
 }

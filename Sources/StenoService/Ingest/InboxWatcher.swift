@@ -129,7 +129,7 @@ final class InboxWatcher: Service, Sendable {
                     let now = ContinuousClock.now
                     await reportSettled(&state)
                     if state.needsRescan || state.eventsLost || now >= nextRescan || state.retryAt.map({ now >= $0 }) == true
-                        || (state.inboxGone && RecordingIngestor.exists(inbox))
+                        || (state.inboxGone && Inbox.exists(inbox))
                     {
                         await rescan(&state, reader: reader, firstTime: false)
                         nextRescan = .now + rescanEvery
@@ -274,7 +274,7 @@ final class InboxWatcher: Service, Sendable {
     private func rescan(_ state: inout WatchState, reader: InotifyReader?, firstTime: Bool) async {
         state.needsRescan = false
         state.retryAt = nil
-        let present = RecordingIngestor.exists(inbox)
+        let present = Inbox.exists(inbox)
         if present != !state.inboxGone {
             if present {
                 logger.notice("the inbox is back; watching it again")

@@ -14,165 +14,117 @@ extension IngestJobHandler {
     /// most ``filesPerBatch`` files (lone files are batched a few at a time).
     var maxBatchSize: Int { Self.filesPerBatch / Self.pathsPerJob }
 
-    /// Reads every file of the batch's jobs together (hashing and parsing concurrently), then
-    /// stores every catalogued outcome and completes its job in one transaction, each job fenced
-    /// by its claim. Other outcomes (gone, ignored, a sidecar) are stored file by file first.
-    /// A file that fails in a job of many is split out into a job of its own; a job of one file
-    /// fails as `run` would.
+    /// Runs the claimed jobs through the pipeline (see ``ingest(_:context:)``); a job the store
+    /// wrote (or found stale) is `.recorded`, a job that failed is left to the pool.
     func run(_ attempts: [JobAttempt<IngestJob>], context: JobContext) async throws -> [JobOutcome<JSONValue>] {
-        let claims = attempts.map(\.claim)
-        var outcomes = [JobOutcome<JSONValue>](repeating: .failed(JobError.permanent("not run")), count: claims.count)
-        var files: [(claim: Int, path: String)] = []
-        var pathsOfClaim: [[String]] = Array(repeating: [], count: claims.count)
-        for index in claims.indices {
-            do {
-                pathsOfClaim[index] = try attempts[index].payload.filePaths()
-                files += pathsOfClaim[index].map { (index, $0) }
-            } catch {
-                outcomes[index] = .failed(error)
+        await ingest(attempts.map(\.claim), context: context).map { end in
+            switch end {
+            case .written: return .recorded
+            case .failed(let error): return .failed(error)
             }
         }
-        let now = Date()
+    }
+
+    /// How one claimed job ended.
+    enum End: Sendable {
+        /// Written by the store with its completion (or found stale, writing nothing).
+        case written(IngestCommit.JobEnd)
+        /// Not written: the job fails with this (a `JobError.permanent` for bad input).
+        case failed(any Error)
+    }
+
+    /// The ingest pipeline: reads every file of the claimed jobs together (hashing and parsing
+    /// concurrently), turns the readings into one commit (``IngestPlan``), and has the store
+    /// write it in one transaction, each job fenced by its claim. One end per claim, in order.
+    func ingest(_ claims: [ClaimedJob], context: JobContext) async -> [End] {
+        let paths = claims.map { claim in Result { () throws(JobError) in try Self.paths(of: claim.job) } }
+        let files = paths.indices.flatMap { index in ((try? paths[index].get()) ?? []).map { (claim: index, path: $0) } }
         // A job of one file on its last attempt catalogues a passing failure rather than vanish;
         // a file of a job of many is split out into a job of its own first.
         let lastAttempt = Set(
-            claims.indices.filter { pathsOfClaim[$0].count == 1 && claims[$0].job.attempts >= claims[$0].job.maxAttempts }
-                .flatMap { pathsOfClaim[$0] })
+            claims.indices.flatMap { index -> [String] in
+                guard let own = try? paths[index].get(), own.count == 1, claims[index].job.attempts >= claims[index].job.maxAttempts else {
+                    return []
+                }
+                return own
+            })
+        let now = Date()
         let readings = await ingestor.read(files.map(\.path), now: now, lastAttempt: lastAttempt)
-        var batch = ClaimFiles(claims: claims.count)
-        for (file, reading) in zip(files, readings) {
-            let claim = claims[file.claim]
-            do {
-                switch try reading.get() {
-                case .record(let record):
-                    batch.records[file.claim].append(FencedIngest(claim: claim, record: record))
-                case let other:
-                    let outcome = try await ingestor.apply(other, now: now)
-                    batch.entries[file.claim][file.path] = try await fileResult(outcome, path: file.path, priority: claim.job.priority)
-                }
-            } catch {
-                await batch.fail(file.path, of: file.claim, pathsOfClaim: pathsOfClaim, error: error, handler: self, claim: claim, context: context)
-            }
+        var readingsOfClaim = Array(repeating: [Result<RecordingIngestor.Reading, any Error>](), count: claims.count)
+        for (file, reading) in zip(files, readings) { readingsOfClaim[file.claim].append(reading) }
+        let plan = IngestPlan(
+            claims.indices.map { IngestPlan.ClaimReading(claim: claims[$0], paths: paths[$0], readings: readingsOfClaim[$0]) },
+            linkMaxAttempts: queue.defaultMaxAttempts)
+        for (path, error) in plan.splitOut {
+            context.logger.notice("file failed in a batch; retrying it on its own: \(error)", metadata: ["path": .string(path)])
         }
-        let stored = await store(batch, claims: claims, pathsOfClaim: pathsOfClaim, now: now, context: context)
-        for index in claims.indices where pathsOfClaim[index].count > 0 {
-            if let error = stored.failures[index] {
-                outcomes[index] = .failed(error)
-            } else if stored.recorded.contains(index) {
-                outcomes[index] = .recorded
-            } else {
-                let result = Self.jobResult(paths: pathsOfClaim[index], entries: stored.entries[index])
-                outcomes[index] = .succeeded(result)
-            }
-        }
-        return outcomes
-    }
-
-    /// What became of each claim's files so far.
-    struct ClaimFiles {
-        /// Catalogued outcomes to store together.
-        var records: [[FencedIngest]]
-        /// Result entries of files already dealt with, by path.
-        var entries: [[String: JSONValue]]
-        /// Jobs of one file that failed, with why.
-        var failures: [Int: any Error] = [:]
-
-        init(claims: Int) {
-            records = Array(repeating: [], count: claims)
-            entries = Array(repeating: [:], count: claims)
-        }
-
-        /// A file failed: a job of one file fails with it (permanently for bad input), a file of
-        /// a job of many is split out into a job of its own.
-        mutating func fail(
-            _ path: String, of index: Int, pathsOfClaim: [[String]], error: any Error, handler: IngestJobHandler, claim: ClaimedJob,
-            context: JobContext
-        ) async {
-            let failure: any Error = (error as? IngestError).map { JobError.permanent($0.description) } ?? error
-            guard pathsOfClaim[index].count > 1 else {
-                failures[index] = failure
-                return
-            }
-            do {
-                entries[index][path] = try await handler.splitOut(path, priority: claim.job.priority, because: error, context: context)
-            } catch {
-                failures[index] = error
+        let written = await write(plan.commit, now: now, context: context)
+        return plan.jobs.map { job in
+            switch job {
+            case .success(let index): return written[index]
+            case .failure(let error): return .failed(error)
             }
         }
     }
 
-    /// Stores the batch's catalogued outcomes with their jobs' completions in one transaction;
-    /// should that fail as a whole, file by file (a file failing alone is failed or split out).
-    /// Returns which claims were completed by the store, and the rest's entries and failures.
-    private func store(
-        _ files: ClaimFiles, claims: [ClaimedJob], pathsOfClaim: [[String]], now: Date, context: JobContext
-    ) async -> (recorded: Set<Int>, entries: [[String: JSONValue]], failures: [Int: any Error]) {
-        var batch = files
-        let storable = claims.indices.filter { batch.failures[$0] == nil && !batch.records[$0].isEmpty }
-        guard !storable.isEmpty else { return ([], batch.entries, batch.failures) }
-        if let store = ingestor.store as? any IngestBatchStore {
-            let items = storable.flatMap { batch.records[$0] }
-            // Each job's result names all of its files: those stored now and those dealt with before.
-            var entriesOfJob: [Int64: (paths: [String], entries: [String: JSONValue])] = [:]
-            for index in storable { entriesOfJob[claims[index].job.id] = (pathsOfClaim[index], batch.entries[index]) }
-            let known = entriesOfJob
-            let recordPaths = Dictionary(grouping: items, by: \.claim.job.id).mapValues { $0.map(\.record.path) }
-            do {
-                // Linking is queued in the same transaction as the recordings it links.
-                let results = try await store.recordIngests(
-                    items,
-                    jobResult: { claim, recordings in
-                        guard let job = known[claim.job.id] else { return nil }
-                        var entries = job.entries
-                        for (path, recording) in zip(recordPaths[claim.job.id] ?? [], recordings) {
-                            entries[path] = ["path": .string(path), "recording": .int(recording.id), "status": .string(recording.status.rawValue)]
-                        }
-                        return Self.jobResult(paths: job.paths, entries: entries).serializedString
-                    },
-                    followUps: linkingDrafts(priority: claims.first?.job.priority ?? JobPriority.normal), now: Date())
-                var queuedLinking = false
-                for (item, result) in zip(items, results) {
-                    if case .recorded(let recording) = result {
-                        Self.noteFailure(of: recording, path: item.record.path, context: context)
-                        queuedLinking = queuedLinking || recording.status == .ready
-                    } else {
-                        context.logger.warning(
-                            "outcome dropped: stale lease (the lease expired and the job was requeued or taken over)",
-                            metadata: ["job": "\(item.claim.job.id)", "path": .string(item.record.path)])
-                    }
-                }
-                if queuedLinking { queue.wake() }
-                return (Set(storable), batch.entries, batch.failures)
-            } catch {
-                context.logger.warning("could not store the batch at once (\(error)); storing its files one by one")
-            }
+    /// Writes the commit in one store call; should that fail as a whole, job by job, and a job
+    /// of many that fails alone once more with its files split out into jobs of their own (so a
+    /// file failing alone fails alone). One end per job of the commit.
+    private func write(_ commit: IngestCommit, now: Date, context: JobContext) async -> [End] {
+        guard !commit.jobs.isEmpty else { return [] }
+        do {
+            return note(try await ingestor.store.commitIngest(commit, now: now), of: commit, context: context)
+        } catch {
+            guard commit.jobs.count > 1 || commit.jobs.first?.listsFiles == true else { return [.failed(error)] }
+            context.logger.warning("could not store the batch at once (\(error)); storing it job by job")
         }
-        for index in storable {
-            for item in batch.records[index] {
-                let path = item.record.path
+        var ends: [End] = []
+        for job in commit.jobs {
+            // A commit of one job has just failed as it is.
+            var attempts = commit.jobs.count > 1 ? [job] : []
+            if job.listsFiles, let split = try? IngestPlan.splittingOutRecords(of: job) { attempts.append(split) }
+            var end: End = .failed(JobError.permanent("not written"))
+            for attempt in attempts {
+                let alone = IngestCommit(jobs: [attempt], linking: commit.linking)
                 do {
-                    let outcome = try await ingestor.apply(.record(item.record), now: now)
-                    if case .recorded(let recording) = outcome {
-                        Self.noteFailure(of: recording, path: path, context: context)
-                        try await queueLinking([recording], priority: item.claim.job.priority)
-                    }
-                    batch.entries[index][path] = try await fileResult(outcome, path: path, priority: item.claim.job.priority)
+                    end = note(try await ingestor.store.commitIngest(alone, now: now), of: alone, context: context)[0]
+                    break
                 } catch {
-                    await batch.fail(path, of: index, pathsOfClaim: pathsOfClaim, error: error, handler: self, claim: item.claim, context: context)
+                    end = .failed(error)
+                }
+            }
+            ends.append(end)
+        }
+        return ends
+    }
+
+    /// Logs what the operator should hear of a written commit (failed recordings, stale claims)
+    /// and wakes the workers for the jobs it queued.
+    private func note(_ ends: [IngestCommit.JobEnd], of commit: IngestCommit, context: JobContext) -> [End] {
+        var queued = false
+        for (job, end) in zip(commit.jobs, ends) {
+            guard case .completed(let written) = end else {
+                context.logger.warning(
+                    "outcome dropped: stale lease (the lease expired and the job was requeued or taken over)",
+                    metadata: ["job": "\(job.claim.job.id)"])
+                continue
+            }
+            queued = queued || !job.followUps.isEmpty
+            for (file, entry) in zip(job.files, written) {
+                switch entry {
+                case .recorded(let recording):
+                    queued = queued || recording.status == .ready
+                    if recording.status == .failed {
+                        context.logger.notice("recording failed: \(recording.failureReason ?? "")", metadata: ["path": .string(file.path)])
+                    }
+                case .retried:
+                    queued = true
+                case .gone, .ignored, .companion:
+                    continue
                 }
             }
         }
-        return ([], batch.entries, batch.failures)
-    }
-
-    /// A job's result from its files' entries: a job of one file has that file's entry (without
-    /// the path its payload names), a job of many `{"files": [entry, …]}` in payload order.
-    static func jobResult(paths: [String], entries: [String: JSONValue]) -> JSONValue {
-        guard paths.count > 1 else {
-            guard let path = paths.first, case .object(var entry)? = entries[path] else { return .object([:]) }
-            entry["path"] = nil
-            return JSONValue.object(entry)
-        }
-        return JSONValue.object(["files": .array(paths.map { entries[$0] ?? ["path": .string($0)] })])
+        if queued { queue.wake() }
+        return ends.map { .written($0) }
     }
 }

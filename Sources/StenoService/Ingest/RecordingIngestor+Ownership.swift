@@ -37,10 +37,11 @@ extension RecordingIngestor {
     func refusal(
         ofLink relative: String, to target: String, targetInfo: stat, linkUID: uid_t, owners: [String: FolderOwner]
     ) -> String? {
-        guard target.hasPrefix(inbox + "/") else { return "symlink leads outside the inbox (to \(target)); refused" }
+        guard let targetRelative = inbox.relative(ofAbsolute: target), !targetRelative.isEmpty else {
+            return "symlink leads outside the inbox (to \(target)); refused"
+        }
         let folder = InboxPath.ownerFolder(of: relative)
         let owner = folder.flatMap { owners[$0.lowercased()] }
-        let targetRelative = String(target.dropFirst(inbox.count + 1))
         if let targetFolder = InboxPath.ownerFolder(of: targetRelative), let targetOwner = owners[targetFolder.lowercased()],
             targetOwner.userID != owner?.userID
         {
@@ -59,7 +60,7 @@ extension RecordingIngestor {
         var info = stat()
         guard lstat(FileSystemPath.bytes(absolute), &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return true }
         let linkUID = info.st_uid
-        guard let target = Self.resolved(absolute), stat(FileSystemPath.bytes(target), &info) == 0 else { return false }
+        guard let target = Inbox.resolved(absolute), stat(FileSystemPath.bytes(target), &info) == 0 else { return false }
         return refusal(ofLink: relative, to: target, targetInfo: info, linkUID: linkUID, owners: owners) == nil
     }
 

@@ -11,7 +11,7 @@ import StenoStore
 extension RecordingIngestor {
     /// What reading a path found, before anything is stored.
     enum Reading: Sendable, Hashable {
-        /// An outcome to store with `recordIngest` (ready, or failed with the reason).
+        /// An outcome to catalogue (ready, or failed with the reason).
         case record(IngestRecord)
         /// The file at this path is gone.
         case gone(String)
@@ -29,7 +29,7 @@ extension RecordingIngestor {
     /// `lastAttempt` that have no recording yet: those are catalogued `failed` with the reason,
     /// so a file whose job gives up does not vanish without a trace.
     func read(_ relativePaths: [String], now: Date, lastAttempt: Set<String> = []) async -> [Result<Reading, any Error>] {
-        let normalized = relativePaths.map(Self.normalized)
+        let normalized = relativePaths.map(Inbox.normalized)
         let known: [String: PathState]
         let folderOwners: [String: FolderOwner]
         do {
@@ -110,7 +110,7 @@ extension RecordingIngestor {
     /// inbox), and for a recording its hash (unless unchanged since last read), container and
     /// companions. Runs on the thread pool.
     private func examine(_ relative: String, known: PathState?, owners: [String: FolderOwner], now: Date) -> Examined {
-        let absolute = inbox + "/" + relative
+        let absolute = inbox.absolute(relative)
         switch InboxPath.kind(of: relative) {
         case .ignored:
             return .done(.ignored("temporary, hidden or system file"))
@@ -130,7 +130,7 @@ extension RecordingIngestor {
         // Who dropped the file: for a symlink, the link's owner, not its target's.
         let fileUID = info.st_uid
         if (info.st_mode & S_IFMT) == S_IFLNK {
-            guard let target = Self.resolved(absolute) else {
+            guard let target = Inbox.resolved(absolute) else {
                 let code = errno
                 if TransientIngestError.isPassing(code) {
                     return .retry(TransientIngestError(path: relative, reason: "cannot follow the symlink: \(String(cString: strerror(code)))"))
@@ -203,7 +203,7 @@ extension RecordingIngestor {
                     // Catalogued without a hash (it could not be read then): read it now.
                     do {
                         hash = try await NIOThreadPool.singleton.runIfActive {
-                            try self.hashFile(self.inbox + "/" + path, 0).hex
+                            try self.hashFile(self.inbox.absolute(path), 0).hex
                         }
                     } catch let error as ContentHasher.Failure {
                         if TransientIngestError.isPassing(error.code) { throw TransientIngestError(path: path, reason: error.description) }

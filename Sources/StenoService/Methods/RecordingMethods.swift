@@ -7,8 +7,7 @@ import StenoStore
 struct RecordingMethods: Sendable {
     let store: any RecordingStore & UserStore
     let queue: JobQueue
-    /// The inbox, absolute.
-    let inbox: String
+    let inbox: Inbox
 
     func register(in table: inout RPCMethodTable) {
         let store = self.store
@@ -42,33 +41,25 @@ struct RecordingMethods: Sendable {
         guard !paths.isEmpty else { throw RPCError.invalidParams("give at least one path to ingest") }
         var jobs: [IngestResult.IngestJob] = []
         for path in paths {
-            let relative = try relativeInboxPath(path)
+            guard let relative = inbox.relative(ofGiven: path) else {
+                throw RPCError.invalidParams("\(path) is not inside the inbox \(inbox.root)", data: ["path": .string(path)])
+            }
             if !caller.isAdmin {
                 guard let name = caller.user?.name, relative == name || relative.hasPrefix(name + "/") else {
-                    throw RPCError.notPermitted("members may ingest only inside their own inbox folder (\(inbox)/\(caller.user?.name ?? "NAME")/)")
+                    throw RPCError.notPermitted("members may ingest only inside their own inbox folder (\(inbox.root)/\(caller.user?.name ?? "NAME")/)")
                 }
             }
-            let absolute = relative.isEmpty ? inbox : inbox + "/" + relative
+            let absolute = inbox.absolute(relative)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
                 throw RPCError.notFound("no file or folder \(absolute)", data: ["path": .string(absolute)])
             }
             let files = isDirectory.boolValue
-                ? InboxScanner.scan(inbox: inbox, relativeFolder: relative).files.keys.sorted() : [relative]
+                ? InboxScanner.scan(inbox: inbox.root, relativeFolder: relative).files.keys.sorted() : [relative]
             let chunks = IngestJobHandler.chunks(files)
             let queued = try await queue.enqueue(chunks.map { try IngestJobHandler.draft(paths: $0, priority: JobPriority.interactive) })
             for (chunk, result) in zip(chunks, queued) { jobs += chunk.map { .init(path: $0, jobID: result.job.id) } }
         }
         return IngestResult(jobs: jobs)
-    }
-
-    /// The path relative to the inbox; absolute paths must lie inside it.
-    func relativeInboxPath(_ path: String) throws -> String {
-        let standardized = URL(fileURLWithPath: path.hasPrefix("/") ? path : inbox + "/" + path).standardizedFileURL.path
-        if standardized == inbox { return "" }
-        guard standardized.hasPrefix(inbox + "/") else {
-            throw RPCError.invalidParams("\(path) is not inside the inbox \(inbox)", data: ["path": .string(path)])
-        }
-        return String(standardized.dropFirst(inbox.count + 1))
     }
 }

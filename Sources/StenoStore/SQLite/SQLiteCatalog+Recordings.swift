@@ -31,24 +31,7 @@ extension SQLiteCatalog: RecordingStore {
     }
 
     public func markPathGone(_ path: String, now: Date) async throws -> Recording? {
-        try await writer.write { db in
-            guard let id = try Int64.fetchOne(
-                db, sql: "SELECT recording_id FROM recording_paths WHERE path = ? AND is_present = 1", arguments: [path])
-            else { return nil }
-            let nowMilliseconds = Self.milliseconds(now)
-            let otherPathPresent = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM recording_paths WHERE recording_id = ? AND is_present = 1 AND path != ?", arguments: [id, path]) ?? false
-            if otherPathPresent {
-                // The recording lives on elsewhere (a rename, or one of two copies): forget this path.
-                try db.execute(sql: "DELETE FROM recording_paths WHERE path = ?", arguments: [path])
-            } else {
-                // Keep the last known location of a missing recording.
-                try db.execute(
-                    sql: "UPDATE recording_paths SET is_present = 0, last_seen_at = ? WHERE path = ?", arguments: [nowMilliseconds, path])
-                try Self.markMissingIfNoPathRemains(db, recordingID: id, now: nowMilliseconds)
-            }
-            return try Self.fetchRecordings(db, whereSQL: "r.id = ?", arguments: [id], withTranscript: false).first
-        }
+        try await writer.write { db in try Self.markPathGone(path, nowMilliseconds: Self.milliseconds(now), in: db) }
     }
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
@@ -101,6 +84,25 @@ extension SQLiteCatalog: RecordingStore {
 // MARK: - Helpers
 
 extension SQLiteCatalog {
+    /// Marks the file at `path` gone inside a transaction (see `markPathGone(_:now:)`).
+    static func markPathGone(_ path: String, nowMilliseconds: Int64, in db: Database) throws -> Recording? {
+        guard let id = try Int64.fetchOne(
+            db, sql: "SELECT recording_id FROM recording_paths WHERE path = ? AND is_present = 1", arguments: [path])
+        else { return nil }
+        let otherPathPresent = try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM recording_paths WHERE recording_id = ? AND is_present = 1 AND path != ?", arguments: [id, path]) ?? false
+        if otherPathPresent {
+            // The recording lives on elsewhere (a rename, or one of two copies): forget this path.
+            try db.execute(sql: "DELETE FROM recording_paths WHERE path = ?", arguments: [path])
+        } else {
+            // Keep the last known location of a missing recording.
+            try db.execute(
+                sql: "UPDATE recording_paths SET is_present = 0, last_seen_at = ? WHERE path = ?", arguments: [nowMilliseconds, path])
+            try Self.markMissingIfNoPathRemains(db, recordingID: id, now: nowMilliseconds)
+        }
+        return try Self.fetchRecordings(db, whereSQL: "r.id = ?", arguments: [id], withTranscript: false).first
+    }
+
     static func pathState(_ row: Row) -> PathState {
         PathState(recordingID: row["recording_id"], size: row["size"] ?? 0, modifiedMilliseconds: row["mtime"] ?? 0, isPresent: row["is_present"])
     }
