@@ -80,9 +80,10 @@ struct JobQueueEndToEndTests {
         let done = try client.call(StenoMethods.jobsGet, JobIDParams(id: job.id))
         #expect(done.attempts == 2)
         #expect(done.lastError?.contains("expired") == true)
-        // The stalled worker wakes up: its completion carries a stale token and is refused.
+        // The stalled worker wakes up: its completion carries a stale token and is refused;
+        // it says so in its log (its heartbeat finds the lease gone, or the outcome is dropped).
         kill(process.processIdentifier, SIGCONT)
-        usleep(1_500_000)
+        #expect(try eventually { victim.log.contains("lost the lease") || victim.log.contains("outcome dropped") }, "\(victim.log)")
         #expect(try client.call(StenoMethods.jobsGet, JobIDParams(id: job.id)) == done)
     }
 
