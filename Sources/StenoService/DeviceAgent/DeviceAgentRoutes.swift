@@ -79,7 +79,6 @@ struct DeviceAgentRoutes: Sendable {
     /// The body, at most `max_body_bytes`: a larger one is refused before it is read when its
     /// length is declared, and as soon as it passes the limit when it is not.
     private func readBody(_ request: Request) async throws -> [UInt8] {
-        let request = request
         guard request.method == .post else { return [] }
         let tooLarge = DeviceAgentResponse.error(413, "the body is larger than \(settings.maxBodyBytes) bytes; send fewer events per request")
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > settings.maxBodyBytes { throw tooLarge }
