@@ -134,7 +134,7 @@ let package = Package(
 
         // MARK: Tests.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoTesting"]),
-        .testTarget(name: "StenoJSONTests", dependencies: ["StenoJSON"]),
+        .testTarget(name: "StenoJSONTests", dependencies: ["StenoJSON", "StenoTesting"]),
         .testTarget(name: "StenoTOMLTests", dependencies: ["StenoTOML", "StenoJSON"]),
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
         .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoCore", .product(name: "GRDB", package: "GRDB.swift")]),

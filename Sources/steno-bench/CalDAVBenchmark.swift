@@ -196,7 +196,7 @@ struct CalDAVBenchmarkRun {
         try RadicaleServer.writeCalendarProps(folder: folder, displayName: "Team", color: "#3366CCFF")
         let window = ICalendar.mirroredWindow(around: now, daysBack: 170, daysAhead: 355)
         let span = window.duration
-        var generator = BenchRandom(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for index in 0..<settings.events {
             let offset = Double(generator.next() % UInt64(span / 900)) * 900
             let start = window.start.addingTimeInterval(offset)
@@ -256,18 +256,5 @@ struct CalDAVBenchmarkRun {
             try await send("DELETE", "event-\(index * 11 + 3 + run * 50).ics", nil)
         }
         return (modified, added, deleted)
-    }
-}
-
-/// A deterministic generator for the corpus (SplitMix64).
-struct BenchRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

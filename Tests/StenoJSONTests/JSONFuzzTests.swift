@@ -1,22 +1,10 @@
+import StenoTesting
 import Testing
 @testable import StenoJSON
 
-/// A small deterministic generator (SplitMix64) so fuzz runs are reproducible.
-struct JSONFuzzRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Builds random `JSONValue` trees of bounded size.
 struct JSONFuzzValues {
-    var rng: JSONFuzzRNG
+    var rng: SeededRandom
 
     mutating func value(depth: Int) -> JSONValue {
         let pick = Int.random(in: 0..<(depth > 3 ? 5 : 7), using: &rng)
@@ -63,7 +51,7 @@ struct JSONFuzzTests {
     }
 
     @Test func randomBytesNeverCrash() {
-        var rng = JSONFuzzRNG(seed: 0x5EED)
+        var rng = SeededRandom(seed: 0x5EED)
         let alphabet = Array(#"{}[]:,"\ u0123456789abcdefABCDEF.eE+-truefalsenull"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xE2, 0xED, 0xF0, 0xFF]
         for _ in 0..<2_000 {
             let count = Int.random(in: 0..<40, using: &rng)
@@ -95,7 +83,7 @@ struct JSONFuzzTests {
     }
 
     @Test func mutatedDocumentsNeverCrash() {
-        var rng = JSONFuzzRNG(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let base = Array(#"{"a":[1,2.5,"x\u0041",{"b":null}],"c":true}"#.utf8)
         for _ in 0..<1_000 {
             var bytes = base
@@ -108,7 +96,7 @@ struct JSONFuzzTests {
     }
 
     @Test func parseOfSerializeIsIdentity() throws {
-        var generator = JSONFuzzValues(rng: JSONFuzzRNG(seed: 2026))
+        var generator = JSONFuzzValues(rng: SeededRandom(seed: 2026))
         for _ in 0..<500 {
             let value = generator.value(depth: 0)
             let compact = value.serializedBytes

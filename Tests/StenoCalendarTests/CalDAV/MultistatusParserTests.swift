@@ -1,4 +1,5 @@
 import Foundation
+import StenoTesting
 import Testing
 
 @testable import StenoCalendar
@@ -149,7 +150,7 @@ struct MultistatusFuzzTests {
             "é", "東", ":", "<", ">", "&", "\"", "]]>", "<![CDATA[", "xmlns:D=\"\"", "xmlns=\"x\"", "&#0;", "&#xD800;",
             "<!DOCTYPE a [<!ENTITY e \"x\">]>", "&e;", ":a", "a:", "<:>", "</>", "\u{0}", "🙂", " a:b=\"1\"", "<?pi?>", "<!-- -->",
         ]
-        var generator = DAVFuzzRandom(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         let bytes = Array(Self.sample.utf8)
         for round in 0..<3000 {
             var input: [UInt8]
@@ -196,18 +197,5 @@ struct MultistatusFuzzTests {
         let xml = #"<D:multistatus xmlns:D="DAV:">"# + String(repeating: "<D:x>", count: depth) + String(repeating: "</D:x>", count: depth)
             + "</D:multistatus>"
         #expect(throws: MultistatusError.self) { try MultistatusParser.parse(Data(xml.utf8), base: base) }
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct DAVFuzzRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
