@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// Parses the date strings containers carry (ID3 TDRC, Vorbis DATE, Matroska tags, …).
 ///
@@ -56,21 +57,11 @@ enum MediaDate {
             let om = digits(2) ?? 0
             offset = sign * (oh * 3600 + om * 60)
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int(CivilDays.from(year: year, month: month, day: day))
         let unix = Double(days * 86400 + hour * 3600 + minute * 60 - offset) + second
         return Date(timeIntervalSince1970: unix)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
 
     /// Seconds between 1904-01-01 (QuickTime/MP4 epoch) and 1970-01-01.
     static let mp4EpochOffset: Double = 2_082_844_800

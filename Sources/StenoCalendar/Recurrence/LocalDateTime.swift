@@ -1,4 +1,5 @@
 import Foundation
+import StenoCore
 
 /// A wall-clock date and time with no time zone attached ("2025-03-30 09:30:00").
 ///
@@ -115,13 +116,7 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Days since 1970-01-01 of a civil date.
     public static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        Int(CivilDays.from(year: year, month: month, day: day))
     }
 
     /// The civil date of a count of days since 1970-01-01.
