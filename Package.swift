@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         // Certificates and keys for the device agent's own TLS (Hummingbird's TLS builds on it).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The PostgreSQL catalog several daemons share: the wire protocol, a pool, TLS, no ORM.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: Core domain — no I/O.
@@ -51,6 +53,17 @@ let package = Package(
             dependencies: [
                 "StenoCore", "StenoJSON", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            plugins: ["EmbedSchemaPlugin"]
+        ),
+        // The same store protocols on a PostgreSQL server (Schema/postgres/).
+        .target(
+            name: "StenoPostgres",
+            dependencies: [
+                "StenoCore", "StenoJSON", "StenoStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             plugins: ["EmbedSchemaPlugin"]
         ),
@@ -137,7 +150,13 @@ let package = Package(
         .testTarget(name: "StenoJSONTests", dependencies: ["StenoJSON", "StenoTesting"]),
         .testTarget(name: "StenoTOMLTests", dependencies: ["StenoTOML", "StenoJSON"]),
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
-        .testTarget(name: "StenoStoreTests", dependencies: ["StenoStore", "StenoCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // One set of store tests, run against SQLite and a private PostgreSQL cluster.
+        .testTarget(
+            name: "StenoStoreTests",
+            dependencies: [
+                "StenoStore", "StenoPostgres", "StenoCore", "StenoJSON", "StenoTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting"]),
         .testTarget(
             name: "StenoCalendarTests", dependencies: ["StenoCalendar", "StenoCore", "StenoTesting", .product(name: "Logging", package: "swift-log")],

@@ -6,7 +6,7 @@ import Testing
 @testable import StenoStore
 
 /// A fresh catalog in a temporary folder, removed afterwards.
-final class TemporaryCatalog {
+final class TemporaryCatalog: Sendable {
     let folder: String
     var path: String { folder + "/catalog.sqlite" }
 

@@ -70,12 +70,8 @@ extension SQLiteCatalog {
     }()
 
     /// Milliseconds since 1970 for a date, the schema's representation of instants.
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
+    static func milliseconds(_ date: Date) -> Int64 { CatalogTime.milliseconds(date) }
 
     /// The date for a schema instant.
-    static func date(milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
+    static func date(milliseconds: Int64) -> Date { CatalogTime.date(milliseconds: milliseconds) }
 }

@@ -1,0 +1,134 @@
+import Foundation
+import StenoCore
+import StenoStore
+
+// TEMPORARY while the PostgreSQL store is being ported protocol by protocol (issue 19): each
+// section below is deleted as its protocol gets a real implementation in its own file. The
+// configuration does not offer PostgreSQL until this file is gone.
+
+enum NotYetPorted: Error, CustomStringConvertible {
+    case method(String)
+    var description: String { switch self { case .method(let name): "\(name) is not available on PostgreSQL yet" } }
+}
+
+// MARK: CalendarStore
+extension PostgresCatalog: CalendarStore {
+    public func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount { throw NotYetPorted.method(#function) }
+    public func accounts(ownerID: Int64?) async throws -> [CalendarAccount] { throw NotYetPorted.method(#function) }
+    public func account(id: Int64) async throws -> CalendarAccount { throw NotYetPorted.method(#function) }
+    public func removeAccount(id: Int64) async throws -> CalendarAccount { throw NotYetPorted.method(#function) }
+    public func sealedSecret(accountID: Int64) async throws -> Data? { throw NotYetPorted.method(#function) }
+    public func replaceSecret(accountID: Int64, sealed: Data?) async throws { throw NotYetPorted.method(#function) }
+    public func updateSettings(accountID: Int64, settings: [String: String]) async throws { throw NotYetPorted.method(#function) }
+    public func saveAccountState(accountID: Int64, syncState: String?, capabilities: String?) async throws { throw NotYetPorted.method(#function) }
+    public func recordSyncResult(accountID: Int64, _ result: AccountSyncResult) async throws { throw NotYetPorted.method(#function) }
+    public func accountsDue(at now: Date) async throws -> [Int64] { throw NotYetPorted.method(#function) }
+    public func calendars(accountID: Int64?, ownerID: Int64?) async throws -> [CalendarInfo] { throw NotYetPorted.method(#function) }
+    public func resourceTags(accountID: Int64, calendarRemoteID: String) async throws -> [String: String?] { throw NotYetPorted.method(#function) }
+    public func resources(accountID: Int64, calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> { throw NotYetPorted.method(#function) }
+    public func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary { throw NotYetPorted.method(#function) }
+    public func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws { throw NotYetPorted.method(#function) }
+    public func mirroredEvents(accountID: Int64, includeDeleted: Bool) async throws -> [MirroredEvent] { throw NotYetPorted.method(#function) }
+    public func eventSources(eventIDs: [Int64]) async throws -> [Int64: EventSource] { throw NotYetPorted.method(#function) }
+    public func eventSources(meetingID: Int64) async throws -> [EventSource] { throw NotYetPorted.method(#function) }
+    public func eventSource(accountID: Int64, calendarRemoteID: String, remoteID: String) async throws -> EventSource? { throw NotYetPorted.method(#function) }
+}
+
+// MARK: UserStore
+extension PostgresCatalog: UserStore {
+    public func addUser(_ draft: UserDraft) async throws -> User { throw NotYetPorted.method(#function) }
+    public func user(matching reference: String) async throws -> User { throw NotYetPorted.method(#function) }
+    public func user(forUID uid: UInt32) async throws -> User? { throw NotYetPorted.method(#function) }
+    public func users(afterID: Int64?, limit: Int) async throws -> [User] { throw NotYetPorted.method(#function) }
+    public func updateUser(id: Int64, _ change: UserChange) async throws -> User { throw NotYetPorted.method(#function) }
+    public func removeUser(id: Int64) async throws -> User { throw NotYetPorted.method(#function) }
+}
+
+// MARK: CatalogStatusStore
+extension PostgresCatalog: CatalogStatusStore {
+    public func statistics() async throws -> CatalogStatistics { throw NotYetPorted.method(#function) }
+}
+
+// MARK: BackupStore
+extension PostgresCatalog: BackupStore {
+    public func backup(to path: String) async throws -> Int64 { throw NotYetPorted.method(#function) }
+}
+
+// MARK: DeviceStore
+extension PostgresCatalog: DeviceStore {
+    public func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord { throw NotYetPorted.method(#function) }
+    public func devices(ownerID: Int64?, afterID: Int64?, limit: Int) async throws -> [DeviceRecord] { throw NotYetPorted.method(#function) }
+    public func device(id: Int64) async throws -> DeviceRecord { throw NotYetPorted.method(#function) }
+    public func device(tokenHash: Data) async throws -> DeviceRecord? { throw NotYetPorted.method(#function) }
+    public func revokeDevice(id: Int64, now: Date) async throws -> DeviceRecord { throw NotYetPorted.method(#function) }
+    public func recordDeviceContact(id: Int64, address: String?, now: Date) async throws { throw NotYetPorted.method(#function) }
+    public func addPairing(codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, now: Date) async throws { throw NotYetPorted.method(#function) }
+    public func redeemPairing(codeHash: Data, tokenHash: Data, label: String, timeZone: String, now: Date) async throws -> DeviceRecord? { throw NotYetPorted.method(#function) }
+    public func applyDeviceEvents(_ writes: [DeviceEventWrite], accountID: Int64, now: Date) async throws -> DeviceWriteReport { throw NotYetPorted.method(#function) }
+    public func eventChanges(_ query: EventChangesQuery) async throws -> EventChangesPage { throw NotYetPorted.method(#function) }
+}
+
+// MARK: IngestStore
+extension PostgresCatalog: IngestStore {
+    public func commitIngest(_ commit: IngestCommit, now: Date) async throws -> [IngestCommit.JobEnd] { throw NotYetPorted.method(#function) }
+}
+
+// MARK: JobQueueStore
+extension PostgresCatalog: JobQueueStore {
+    public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] { throw NotYetPorted.method(#function) }
+    public func claim(workerID: String, kinds: Set<String>?, limits: [String: Int], leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] { throw NotYetPorted.method(#function) }
+    public func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64> { throw NotYetPorted.method(#function) }
+    public func complete(_ completions: [JobCompletion], now: Date) async throws -> [Bool] { throw NotYetPorted.method(#function) }
+    public func fail(_ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date) async throws -> JobState { throw NotYetPorted.method(#function) }
+    public func release(_ claim: ClaimedJob, now: Date) async throws -> Bool { throw NotYetPorted.method(#function) }
+    public func requeueExpiredLeases(now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
+    public func requeueLeases(heldBy ownerPrefix: String, now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
+    public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] { throw NotYetPorted.method(#function) }
+    public func job(id: Int64) async throws -> Job { throw NotYetPorted.method(#function) }
+    public func retryJob(id: Int64, now: Date) async throws -> Job { throw NotYetPorted.method(#function) }
+    public func cancelJob(id: Int64, now: Date) async throws -> Job { throw NotYetPorted.method(#function) }
+}
+
+// MARK: LinkStore
+extension PostgresCatalog: LinkStore {
+    public func linkFacts(recordingID: Int64) async throws -> (facts: RecordingLinkFacts, ownerID: Int64?)? { throw NotYetPorted.method(#function) }
+    public func linkCandidates(ownerID: Int64?, window: DateInterval) async throws -> [LinkCandidate] { throw NotYetPorted.method(#function) }
+    public func linkCandidateSpans(ownerID: Int64?, window: DateInterval) async throws -> [EventSpan] { throw NotYetPorted.method(#function) }
+    public func identityCandidates(iCalUID: String?, eventID: String?, ownerID: Int64?) async throws -> [LinkCandidate] { throw NotYetPorted.method(#function) }
+    public func meetingEvents(meetingID: Int64, exceptEventID: Int64?, ownerID: Int64?) async throws -> [LinkCandidate] { throw NotYetPorted.method(#function) }
+    public func liveEvent(id: Int64, ownerID: Int64?) async throws -> LinkCandidate? { throw NotYetPorted.method(#function) }
+    public func link(recordingID: Int64) async throws -> ExistingLink? { throw NotYetPorted.method(#function) }
+    public func saveLink(_ update: LinkUpdate) async throws { throw NotYetPorted.method(#function) }
+    public func saveLinks(_ updates: [LinkUpdate]) async throws { throw NotYetPorted.method(#function) }
+    public func linkFacts(recordingIDs: [Int64]) async throws -> [Int64: (facts: RecordingLinkFacts, ownerID: Int64?)] { throw NotYetPorted.method(#function) }
+    public func links(recordingIDs: [Int64]) async throws -> [Int64: ExistingLink] { throw NotYetPorted.method(#function) }
+    public func liveEvents(ids: [Int64], ownerID: Int64?) async throws -> [Int64: LinkCandidate] { throw NotYetPorted.method(#function) }
+    public func meetingEvents(meetingIDs: [Int64], ownerID: Int64?) async throws -> [Int64: [LinkCandidate]] { throw NotYetPorted.method(#function) }
+    public func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64] { throw NotYetPorted.method(#function) }
+    public func linksTouchedByEvents(changedSince since: Date) async throws -> [Int64] { throw NotYetPorted.method(#function) }
+    public func linkedRecordings() async throws -> [Int64] { throw NotYetPorted.method(#function) }
+    public func changedEventSpan(since: Date) async throws -> DateInterval? { throw NotYetPorted.method(#function) }
+    public func links(state: LinkState?, visibleTo userID: Int64?, afterRecordingID: Int64?, limit: Int) async throws -> [LinkSummary] { throw NotYetPorted.method(#function) }
+    public func linkAttendees(recordingID: Int64) async throws -> [Attendee] { throw NotYetPorted.method(#function) }
+    public func linkHistory(recordingID: Int64) async throws -> [LinkHistoryEntry] { throw NotYetPorted.method(#function) }
+}
+
+// MARK: MeetingStore
+extension PostgresCatalog: MeetingStore {
+    public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] { throw NotYetPorted.method(#function) }
+    public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail { throw NotYetPorted.method(#function) }
+    public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] { throw NotYetPorted.method(#function) }
+}
+
+// MARK: RecordingStore
+extension PostgresCatalog: RecordingStore {
+    public func pathState(_ path: String) async throws -> PathState? { throw NotYetPorted.method(#function) }
+    public func pathStates(_ paths: [String]) async throws -> [String: PathState] { throw NotYetPorted.method(#function) }
+    public func presentPaths() async throws -> [String: PathState] { throw NotYetPorted.method(#function) }
+    public func recordIngest(_ ingest: IngestRecord) async throws -> Recording { throw NotYetPorted.method(#function) }
+    public func markPathGone(_ path: String, now: Date) async throws -> Recording? { throw NotYetPorted.method(#function) }
+    public func recordings(_ query: RecordingQuery) async throws -> [Recording] { throw NotYetPorted.method(#function) }
+    public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording { throw NotYetPorted.method(#function) }
+}
+
+extension PostgresCatalog: CatalogStore {}

@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import StenoCore
+import StenoStore
+
+/// The catalog on a PostgreSQL server, which several stenod daemons on several machines may
+/// share. SQLite (`SQLiteCatalog`) stays the embedded default; this implements the same store
+/// protocols with the same semantics and visibility rules.
+///
+/// Opening starts a connection pool, applies the migrations of `Schema/postgres/` under an
+/// advisory lock (daemons starting together migrate once; the others wait) and refuses a
+/// database written by a newer Steno. All methods are safe to call from any task.
+public struct PostgresCatalog: Sendable {
+    /// The connection pool every method goes through.
+    let client: PostgresClient
+    /// Keeps the pool's background task alive as long as a copy of the catalog exists.
+    let lifetime: ClientLifetime
+    /// How the catalog was reached (the password is never printed).
+    public let settings: PostgresSettings
+    let logger: Logger
+    /// The migrations this binary knows, in order.
+    let knownMigrations: [String]
+
+    /// Connects to the server named by `settings`, then brings the schema up to date.
+    ///
+    /// - Throws: `StoreError.schemaTooNew` for a database migrated by a newer Steno;
+    ///   ``PostgresCatalogError`` when the server cannot be reached or refuses the login.
+    public static func open(_ settings: PostgresSettings, logger: Logger = Logger(label: "steno.postgres")) async throws -> PostgresCatalog {
+        let client = PostgresClient(configuration: try clientConfiguration(settings), backgroundLogger: logger)
+        let lifetime = ClientLifetime(client)
+        let catalog = PostgresCatalog(
+            client: client, lifetime: lifetime, settings: settings, logger: logger,
+            knownMigrations: PostgresMigrations.files.map(\.identifier))
+        do {
+            // Fail fast and clearly when nothing answers; the pool alone would retry for ever.
+            try await withDeadline(settings.connectTimeout) {
+                try await catalog.execute("SELECT 1")
+            } onTimeout: {
+                PostgresCatalogError.unavailable(
+                    "no connection to \(settings.redactedURL) within \(settings.connectTimeout) (is the server running, and may this host connect?)")
+            }
+            try await PostgresMigrations.apply(to: catalog)
+        } catch {
+            lifetime.stop()
+            throw error
+        }
+        return catalog
+    }
+
+    /// Closes the pool. Calls made afterwards fail.
+    public func close() {
+        lifetime.stop()
+    }
+
+    static func clientConfiguration(_ settings: PostgresSettings) throws -> PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
+        if settings.isUnixSocket {
+            configuration = .init(
+                unixSocketPath: settings.socketPath, username: settings.user, password: settings.password, database: settings.database)
+        } else {
+            configuration = .init(
+                host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                database: settings.database, tls: try tls(settings))
+        }
+        configuration.options.maximumConnections = settings.poolSize
+        configuration.options.minimumConnections = 0
+        configuration.options.connectTimeout = settings.connectTimeout
+        configuration.options.additionalStartupParameters = [("application_name", "stenod")]
+        return configuration
+    }
+
+    static func tls(_ settings: PostgresSettings) throws -> PostgresClient.Configuration.TLS {
+        var unverified = TLSConfiguration.makeClientConfiguration()
+        // libpq's prefer and require encrypt without checking who answers; verify-full checks.
+        unverified.certificateVerification = .none
+        switch settings.tls {
+        case .disable:
+            return .disable
+        case .prefer:
+            return .prefer(unverified)
+        case .require:
+            return .require(unverified)
+        case .verifyFull:
+            var verified = TLSConfiguration.makeClientConfiguration()
+            verified.certificateVerification = .fullVerification
+            if let caFile = settings.caFile {
+                guard FileManager.default.isReadableFile(atPath: caFile) else {
+                    throw PostgresCatalogError.unusableSettings("the CA file \(caFile) cannot be read")
+                }
+                verified.trustRoots = .file(caFile)
+            }
+            return .require(verified)
+        }
+    }
+}
+
+/// Runs the pool's background work in a task of its own and cancels it when the last copy of
+/// the catalog is gone (or on ``stop()``).
+final class ClientLifetime: Sendable {
+    private let task: Task<Void, Never>
+
+    init(_ client: PostgresClient) {
+        task = Task { await client.run() }
+    }
+
+    func stop() { task.cancel() }
+
+    deinit { task.cancel() }
+}
+
+/// A PostgreSQL failure the operator can act on.
+public enum PostgresCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The settings cannot work (a CA file that cannot be read, say).
+    case unusableSettings(String)
+    /// The server did not answer or refused the connection; the request can be tried again.
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .unusableSettings(let reason): "the PostgreSQL settings cannot be used: \(reason)"
+        case .unavailable(let reason): "the PostgreSQL catalog is unreachable: \(reason)"
+        }
+    }
+}
