@@ -131,4 +131,10 @@ extension PostgresCatalog: RecordingStore {
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording { throw NotYetPorted.method(#function) }
 }
 
+// MARK: CalendarStore (sealed secrets, added to the protocol after the port began)
+extension PostgresCatalog {
+    public func accountsWithSealedSecrets() async throws -> [Int64] { throw NotYetPorted.method(#function) }
+    public func forgetSealedSecrets(reason: String, now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
+}
+
 extension PostgresCatalog: CatalogStore {}

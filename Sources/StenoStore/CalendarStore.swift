@@ -19,6 +19,11 @@ public protocol CalendarStore: Sendable {
     func sealedSecret(accountID: Int64) async throws -> Data?
     /// Replaces the sealed credentials (a refreshed token, a new password).
     func replaceSecret(accountID: Int64, sealed: Data?) async throws
+    /// The accounts holding sealed credentials, by id.
+    func accountsWithSealedSecrets() async throws -> [Int64]
+    /// Drops every sealed secret (the key that opens them is gone), leaving those accounts
+    /// `needs-credentials` with `reason`; returns how many there were.
+    func forgetSealedSecrets(reason: String, now: Date) async throws -> Int
     /// Replaces the account's settings (no secrets: they are sealed apart).
     func updateSettings(accountID: Int64, settings: [String: String]) async throws
     /// Saves provider-wide state and probed capabilities; nil keeps the stored value.

@@ -22,7 +22,7 @@ extension StenoDaemon {
     ///
     /// A key that cannot be used is not fatal: the daemon runs, accounts without secrets sync,
     /// and adding credentials is refused with the reason in the log.
-    func makeCalendarRuntime(store: SQLiteCatalog) -> CalendarRuntime {
+    func makeCalendarRuntime(store: any CatalogStore) -> CalendarRuntime {
         let transport = HTTPTransport()
         var secrets: SecretBox?
         let keyPath = configuration.secretKeyPath(environment: environment)
@@ -54,7 +54,7 @@ extension StenoDaemon {
 
     /// Every Steno user's emails: the mailboxes an organisation Graph account without a user
     /// list reads: such an account covers every user mapped in Steno.
-    static func userEmails(store: SQLiteCatalog) async throws -> [String] {
+    static func userEmails(store: any CatalogStore) async throws -> [String] {
         var emails: [String] = []
         var after: Int64?
         while true {

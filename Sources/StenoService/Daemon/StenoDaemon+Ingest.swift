@@ -7,12 +7,12 @@ extension StenoDaemon {
     var inbox: Inbox { Inbox(configuration.inboxDirectory) }
 
     /// The ingest job handler on the configured inbox.
-    func ingestHandler(store: SQLiteCatalog, queue: JobQueue) -> IngestJobHandler {
+    func ingestHandler(store: any CatalogStore, queue: JobQueue) -> IngestJobHandler {
         IngestJobHandler(ingestor: RecordingIngestor(inbox: inbox, store: store, logger: logger), queue: queue)
     }
 
     /// The inbox watcher, turning settled and removed files into ingest jobs.
-    func makeInboxWatcher(store: SQLiteCatalog, queue: JobQueue) -> InboxWatcher {
+    func makeInboxWatcher(store: any CatalogStore, queue: JobQueue) -> InboxWatcher {
         let logger = self.logger
         return InboxWatcher(
             inbox: inbox.root,
@@ -42,7 +42,7 @@ extension StenoDaemon {
     }
 
     /// The recordings methods.
-    func recordingMethods(store: SQLiteCatalog, queue: JobQueue) -> RecordingMethods {
+    func recordingMethods(store: any CatalogStore, queue: JobQueue) -> RecordingMethods {
         RecordingMethods(store: store, queue: queue, inbox: inbox)
     }
 }

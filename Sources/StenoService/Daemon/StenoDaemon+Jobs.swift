@@ -6,7 +6,7 @@ import StenoStore
 
 extension StenoDaemon {
     /// The handlers of every job kind this build runs. Add a feature's handler here.
-    func jobHandlers(store: SQLiteCatalog, queue: JobQueue) -> [any JobHandler] {
+    func jobHandlers(store: any CatalogStore, queue: JobQueue) -> [any JobHandler] {
         [NoopJobHandler(), ingestHandler(store: store, queue: queue)]
     }
 

@@ -4,7 +4,7 @@ import StenoStore
 
 extension StenoDaemon {
     /// Linking after ingest and sync, and revalidation (nightly and on request).
-    func linkJobHandlers(store: SQLiteCatalog, linker: RecordingLinker) -> [any JobHandler] {
+    func linkJobHandlers(store: any CatalogStore, linker: RecordingLinker) -> [any JobHandler] {
         [
             LinkRecordingJobHandler(linker: linker),
             LinksAfterSyncJobHandler(linker: linker, store: store),

@@ -9,7 +9,7 @@ extension StenoDaemon {
     ///
     /// With `forgetSealedCredentials` (`stenod --forget-credentials`) the credentials are
     /// dropped instead, their accounts marked `needs-credentials`, and a new key is created.
-    func checkSecretKey(store: SQLiteCatalog) async throws {
+    func checkSecretKey(store: any CatalogStore) async throws {
         let keyPath = configuration.secretKeyPath(environment: environment)
         var status = stat()
         guard lstat(keyPath, &status) != 0, errno == ENOENT else { return }

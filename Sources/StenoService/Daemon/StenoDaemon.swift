@@ -127,7 +127,7 @@ public struct StenoDaemon: Sendable {
 
     /// The method table with every method of this build.
     func makeDispatcher(
-        store: SQLiteCatalog, queue: JobQueue? = nil, jobKinds: Set<String>? = nil, calendars: CalendarRuntime? = nil,
+        store: any CatalogStore, queue: JobQueue? = nil, jobKinds: Set<String>? = nil, calendars: CalendarRuntime? = nil,
         linker: RecordingLinker? = nil, deviceAgentEndpoint: DeviceAgentEndpoint? = nil
     ) throws -> RPCDispatcher {
         let queue = queue ?? JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)

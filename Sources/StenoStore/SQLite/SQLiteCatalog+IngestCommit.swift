@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import StenoCore
 
-extension SQLiteCatalog: IngestStore {
+extension SQLiteCatalog {
     public func pathStates(_ paths: [String]) async throws -> [String: PathState] {
         guard !paths.isEmpty else { return [:] }
         return try await writer.read { db in

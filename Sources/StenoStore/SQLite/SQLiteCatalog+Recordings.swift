@@ -3,7 +3,7 @@ import GRDB
 import StenoCore
 import StenoJSON
 
-extension SQLiteCatalog: RecordingStore {
+extension SQLiteCatalog {
     public func pathState(_ path: String) async throws -> PathState? {
         try await writer.read { db in
             try Row.fetchOne(
