@@ -182,13 +182,17 @@ public final class PostgresCluster: Sendable {
     }
 
     /// A URL of `database` over TCP on 127.0.0.1.
+    ///
+    /// The connect timeout is a minute, not the daemon's ten seconds: tests run in parallel on a
+    /// machine that may be building at the same time, and a slow first connection is not what
+    /// they test.
     public func url(database: String) -> String {
-        "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+        "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable&connect_timeout=60"
     }
 
-    /// A URL of `database` over the Unix socket.
+    /// A URL of `database` over the Unix socket (with the same connect timeout as ``url(database:)``).
     public func socketURL(database: String) -> String {
-        "postgres://\(user)@/\(database)?host=\(socketDirectory)"
+        "postgres://\(user)@/\(database)?host=\(socketDirectory)&connect_timeout=60"
     }
 
     /// Stops the server at once (as a crash would: no checkpoint) and waits until it is down.
