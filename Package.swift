@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "StenoService",
             dependencies: [
-                "StenoCore", "StenoJSON", "StenoTOML", "StenoAPI", "StenoStore", "StenoMedia", "StenoCalendar",
+                "StenoCore", "StenoJSON", "StenoTOML", "StenoAPI", "StenoStore", "StenoPostgres", "StenoMedia", "StenoCalendar",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -5,7 +5,7 @@ import StenoTOML
 extension StenoConfiguration {
     /// The settings a TOML file may hold, by their names in the file.
     static let fileKeys: Set<String> = [
-        "socket", "socket_group", "socket_mode", "data_dir", "inbox", "database", "log_level", "log_format", "rpc",
+        "socket", "socket_group", "socket_mode", "data_dir", "inbox", "database", "database_password_file", "log_level", "log_format", "rpc",
         "jobs", "schedule", "watcher", "calendars", "links", "device_agent",
     ]
     static let rpcKeys: Set<String> = [
@@ -53,6 +53,7 @@ extension StenoConfiguration {
         }
         if !explicitInbox { configuration.inboxDirectory = configuration.dataDirectory + "/inbox" }
         if !explicitDatabase { configuration.databasePath = configuration.dataDirectory + "/catalog.sqlite" }
+        try configuration.resolveDatabase(environment: environment)
         configuration.makePathsAbsolute(relativeTo: FileManager.default.currentDirectoryPath)
         try configuration.validate()
         return configuration
@@ -86,7 +87,8 @@ extension StenoConfiguration {
         let inbox = try string("inbox")
         if let inbox { inboxDirectory = inbox }
         let database = try string("database")
-        if let database { databasePath = database }
+        if let database, try !applyDatabaseURL(database, origin: "\(path): database") { databasePath = database }
+        if let value = try string("database_password_file") { databasePasswordFile = value }
         if let value = try string("log_level") { logLevel = value }
         if let value = try string("log_format") {
             guard let format = LogFormat(rawValue: value) else {

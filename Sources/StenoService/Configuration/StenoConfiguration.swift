@@ -1,5 +1,6 @@
 import Foundation
 import StenoAPI
+import StenoPostgres
 
 /// Everything `stenod` can be told, with a default that works for a single user.
 ///
@@ -16,8 +17,12 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var dataDirectory: String
     /// The watched inbox folder.
     public var inboxDirectory: String
-    /// The catalog file; by default `catalog.sqlite` in the data folder.
+    /// The catalog file; by default `catalog.sqlite` in the data folder. Unused when ``postgres`` is set.
     public var databasePath: String
+    /// The PostgreSQL catalog (`database = "postgres://…"`), nil for SQLite.
+    public var postgres: PostgresSettings?
+    /// A file holding the PostgreSQL password (`database_password_file`).
+    public var databasePasswordFile: String?
     /// Minimum log level (`trace` … `critical`).
     public var logLevel: String
     /// `text`, `json`, or `auto` (JSON when running under systemd, text otherwise).

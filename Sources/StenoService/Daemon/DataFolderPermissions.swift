@@ -26,11 +26,12 @@ enum DataFolderPermissions {
     /// Creates the data folder (0700) or narrows an existing one, and checks the files in it.
     ///
     /// - Parameters:
+    ///   - databasePath: the SQLite catalog file; nil for a PostgreSQL catalog.
     ///   - socketGroup: the group given the socket (nil: the daemon's group); a data folder
     ///     open to that group is logged as an error before it is narrowed, since every member could read it.
     /// - Throws: ``DataFolderPermissionError`` naming the file, its mode and the `chmod` to run.
     static func secure(
-        dataDirectory: String, databasePath: String, keyPath: String, socketGroup: String?, logger: Logger
+        dataDirectory: String, databasePath: String?, keyPath: String, socketGroup: String?, logger: Logger
     ) throws(DataFolderPermissionError) {
         if !FileManager.default.fileExists(atPath: dataDirectory) {
             do {
@@ -41,11 +42,13 @@ enum DataFolderPermissions {
             }
         }
         try narrowFolder(dataDirectory, socketGroup: socketGroup, logger: logger)
-        try refuseShared(databasePath, what: "the catalog", extra: [databasePath + "-wal", databasePath + "-shm"])
-        try refuseShared(keyPath, what: "the secrets key", extra: [])
-        for companion in [databasePath + "-wal", databasePath + "-shm"] {
-            try narrowFile(companion, logger: logger)
+        if let databasePath {
+            try refuseShared(databasePath, what: "the catalog", extra: [databasePath + "-wal", databasePath + "-shm"])
+            for companion in [databasePath + "-wal", databasePath + "-shm"] {
+                try narrowFile(companion, logger: logger)
+            }
         }
+        try refuseShared(keyPath, what: "the secrets key", extra: [])
     }
 
     /// Sets the data folder to 0700, saying loudly when the socket's group could read it.

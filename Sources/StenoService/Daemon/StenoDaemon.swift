@@ -47,7 +47,7 @@ public struct StenoDaemon: Sendable {
             logger.info("file descriptor limit", metadata: ["soft": "\(descriptors.soft)", "hard": "\(descriptors.hard)"])
         }
         try DataFolderPermissions.secure(
-            dataDirectory: configuration.dataDirectory, databasePath: configuration.databasePath,
+            dataDirectory: configuration.dataDirectory, databasePath: configuration.postgres == nil ? configuration.databasePath : nil,
             keyPath: configuration.secretKeyPath(environment: environment), socketGroup: configuration.socketGroup, logger: logger)
         if configuration.socketGroup != nil, configuration.inboxDirectory.hasPrefix(configuration.dataDirectory + "/") {
             logger.warning(
@@ -60,12 +60,12 @@ public struct StenoDaemon: Sendable {
                 atPath: configuration.inboxDirectory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o777 & ~inheritedUmask])
         }
-        let store = try await SQLiteCatalog.open(path: configuration.databasePath)
+        let store = try await openCatalog()
         try await checkSecretKey(store: store)
         let statistics = try await store.statistics()
         logger.info(
             "catalog ready",
-            metadata: ["database": "\(configuration.databasePath)", "schema": "\(statistics.schemaVersion)"])
+            metadata: ["database": "\(statistics.location)", "schema": "\(statistics.schemaVersion)"])
 
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         let calendars = makeCalendarRuntime(store: store)
