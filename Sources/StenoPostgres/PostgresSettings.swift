@@ -3,7 +3,7 @@ import Foundation
 /// Where the PostgreSQL catalog lives and how to reach it, read from a connection URL:
 ///
 ///     postgres://steno@db.example:5432/steno?sslmode=verify-full&sslrootcert=/etc/steno/db-ca.pem
-///     postgres://steno@/steno?host=/run/postgresql            (a Unix socket directory)
+///     postgres://steno@/steno?host=/run/postgresql&port=5432  (a Unix socket directory)
 ///
 /// The password may be in the URL, but an operator should rather give it as a file (or a
 /// systemd credential): the URL ends up in shells' histories and process lists. It never
@@ -84,6 +84,9 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
                 settings.caFile = value
             case "host":
                 settings.host = value
+            case "port":
+                guard let port = Int(value), (1...65_535).contains(port) else { throw .malformed("port must be a number from 1 to 65535") }
+                settings.port = port
             case "connect_timeout":
                 guard let seconds = Int(value), (1...600).contains(seconds) else {
                     throw .malformed("connect_timeout must be a number of seconds from 1 to 600")
@@ -95,7 +98,7 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
                 }
                 settings.poolSize = size
             default:
-                throw .malformed("unknown parameter \"\(item.name)\" (known: sslmode, sslrootcert, host, pool_size, connect_timeout)")
+                throw .malformed("unknown parameter \"\(item.name)\" (known: sslmode, sslrootcert, host, port, pool_size, connect_timeout)")
             }
         }
         if settings.host.isEmpty { throw .malformed("it names no host (postgres://USER@HOST/DATABASE, or ?host=/socket/dir)") }
@@ -114,7 +117,7 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     /// The URL without the password, for logs and status.
     public var redactedURL: String {
         var text = "postgres://\(user)@"
-        text += isUnixSocket ? "/\(database)?host=\(host)" : "\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
+        text += isUnixSocket ? "/\(database)?host=\(host)&port=\(port)" : "\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
         if !isUnixSocket && tls != .prefer { text += "?sslmode=\(tls.rawValue)" }
         return text
     }

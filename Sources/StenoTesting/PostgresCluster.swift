@@ -192,7 +192,7 @@ public final class PostgresCluster: Sendable {
 
     /// A URL of `database` over the Unix socket (with the same connect timeout as ``url(database:)``).
     public func socketURL(database: String) -> String {
-        "postgres://\(user)@/\(database)?host=\(socketDirectory)&connect_timeout=60"
+        "postgres://\(user)@/\(database)?host=\(socketDirectory)&port=\(port)&connect_timeout=60"
     }
 
     /// Stops the server at once (as a crash would: no checkpoint) and waits until it is down.

@@ -17,7 +17,10 @@ struct PostgresCatalogTests {
     }
 
     @Test func migrationsCreateTheWholeDomain() async throws {
-        let catalog = try await PostgresCatalog.open(try await freshSettings(), logger: logger)
+        // Over the Unix socket; the other tests connect over TCP.
+        let cluster = try await PostgresCluster.shared()
+        let settings = try PostgresSettings.parse(url: cluster.socketURL(database: try await cluster.createDatabase()))
+        let catalog = try await PostgresCatalog.open(settings, logger: logger)
         defer { catalog.close() }
         var tables: Set<String> = []
         for row in try await catalog.rows("SELECT tablename FROM pg_tables WHERE schemaname = 'public'") {
@@ -100,6 +103,9 @@ struct PostgresSettingsTests {
         let settings = try PostgresSettings.parse(url: "postgres://steno@/steno?host=/run/postgresql")
         #expect(settings.isUnixSocket)
         #expect(settings.socketPath == "/run/postgresql/.s.PGSQL.5432")
+        let elsewhere = try PostgresSettings.parse(url: "postgres://steno@/steno?host=/tmp/pg&port=6543")
+        #expect(elsewhere.socketPath == "/tmp/pg/.s.PGSQL.6543")
+        #expect(elsewhere.redactedURL == "postgres://steno@/steno?host=/tmp/pg&port=6543")
     }
 
     @Test(arguments: [
