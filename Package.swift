@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "stenod",
             dependencies: [
-                "StenoService", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "StenoService", "StenoPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

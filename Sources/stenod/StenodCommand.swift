@@ -13,7 +13,8 @@ struct StenodCommand: AsyncParsableCommand {
             Settings come from flags, then STENO_SOCKET / STENO_DATA_DIR / STENO_INBOX / STENO_LOG_LEVEL,
             then the TOML file (--config or STENO_CONFIG), then defaults. See deploy/stenod.toml.
             """,
-        version: StenoVersion.current
+        version: StenoVersion.current,
+        subcommands: [CopyCatalogCommand.self]
     )
 
     @Option(name: .long, help: "TOML configuration file.")
