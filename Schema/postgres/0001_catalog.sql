@@ -18,8 +18,9 @@ CREATE TABLE users (
 );
 
 CREATE TABLE user_emails (
-    email    CITEXT  NOT NULL PRIMARY KEY,
-    user_id  BIGINT  NOT NULL REFERENCES users(id) ON DELETE CASCADE
+    email     CITEXT  NOT NULL PRIMARY KEY,
+    user_id   BIGINT  NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    position  BIGINT  NOT NULL DEFAULT 0                    -- the order the user's emails were given in
 );
 CREATE INDEX user_emails_user ON user_emails(user_id);
 

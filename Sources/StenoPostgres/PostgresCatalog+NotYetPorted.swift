@@ -34,16 +34,6 @@ extension PostgresCatalog: CalendarStore {
     public func eventSource(accountID: Int64, calendarRemoteID: String, remoteID: String) async throws -> EventSource? { throw NotYetPorted.method(#function) }
 }
 
-// MARK: UserStore
-extension PostgresCatalog: UserStore {
-    public func addUser(_ draft: UserDraft) async throws -> User { throw NotYetPorted.method(#function) }
-    public func user(matching reference: String) async throws -> User { throw NotYetPorted.method(#function) }
-    public func user(forUID uid: UInt32) async throws -> User? { throw NotYetPorted.method(#function) }
-    public func users(afterID: Int64?, limit: Int) async throws -> [User] { throw NotYetPorted.method(#function) }
-    public func updateUser(id: Int64, _ change: UserChange) async throws -> User { throw NotYetPorted.method(#function) }
-    public func removeUser(id: Int64) async throws -> User { throw NotYetPorted.method(#function) }
-}
-
 // MARK: CatalogStatusStore
 extension PostgresCatalog: CatalogStatusStore {
     public func statistics() async throws -> CatalogStatistics { throw NotYetPorted.method(#function) }

@@ -190,7 +190,8 @@ public final class PostgresCluster: Sendable {
         "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable&connect_timeout=60"
     }
 
-    /// A URL of `database` over the Unix socket (with the same connect timeout as ``url(database:)``).
+    /// A URL of `database` over the Unix socket (whose file name carries the cluster's port), with
+    /// the same connect timeout as ``url(database:)``.
     public func socketURL(database: String) -> String {
         "postgres://\(user)@/\(database)?host=\(socketDirectory)&port=\(port)&connect_timeout=60"
     }

@@ -4,7 +4,7 @@ import StenoCore
 
 extension SQLiteCatalog {
     public func addUser(_ draft: UserDraft) async throws -> User {
-        let draft = try Self.validated(draft)
+        let draft = try draft.validatedForStore()
         return try await writer.write { db in
             try Self.checkConflicts(db, name: draft.name, emails: draft.emails, uids: draft.uids, exceptUserID: nil)
             let now = Self.milliseconds(Date())
@@ -38,12 +38,7 @@ extension SQLiteCatalog {
             guard let current = try Self.fetchUsers(db, whereSQL: "id = ?", arguments: [id]).first else {
                 throw StoreError.notFound(entity: "user", reference: String(id))
             }
-            let updated: User
-            do {
-                updated = try change.applied(to: current)
-            } catch let problem as UserValidation.Problem {
-                throw StoreError.invalid(problem.description)
-            }
+            let updated = try change.appliedForStore(to: current)
             try Self.checkConflicts(db, name: updated.name, emails: updated.emails, uids: updated.uids, exceptUserID: id)
             try db.execute(
                 sql: "UPDATE users SET name = ?, display_name = ?, role = ?, updated_at = ? WHERE id = ?",
@@ -66,14 +61,29 @@ extension SQLiteCatalog {
 
 // MARK: - Helpers
 
-extension SQLiteCatalog {
-    static func validated(_ draft: UserDraft) throws -> UserDraft {
+extension UserDraft {
+    /// The draft normalised for storing, or `StoreError.invalid` saying what is wrong (both backends).
+    package func validatedForStore() throws -> UserDraft {
         do {
-            return try draft.validated()
+            return try validated()
         } catch {
             throw StoreError.invalid(error.description)
         }
     }
+}
+
+extension UserChange {
+    /// The user with this change, or `StoreError.invalid` saying what is wrong (both backends).
+    package func appliedForStore(to user: User) throws -> User {
+        do {
+            return try applied(to: user)
+        } catch {
+            throw StoreError.invalid(error.description)
+        }
+    }
+}
+
+extension SQLiteCatalog {
 
     /// A name, an email (contains `@`), or a numeric id.
     static func resolveUser(_ db: Database, reference: String) throws -> User {
