@@ -155,3 +155,26 @@ struct SearchLexemesTests {
         #expect(SearchLexemes.prefixQuery(["Plan", "o'neil"]) == "'plan':* & 'o':* & 'neil':*")
     }
 }
+
+@Suite("PostgreSQL job arrivals", .enabled(if: StoreBackend.postgresAvailable, "PostgreSQL is not installed (apt-get install postgresql)"))
+struct PostgresJobArrivalTests {
+    @Test func aDaemonHearsWhenAnotherNotifies() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let settings = try PostgresSettings.parse(url: cluster.url(database: try await cluster.createDatabase()))
+        let listening = try await PostgresCatalog.open(settings, logger: Logger(label: "steno.test.listen"))
+        let other = try await PostgresCatalog.open(settings, logger: Logger(label: "steno.test.notify"))
+        defer {
+            listening.close()
+            other.close()
+        }
+        let (arrivals, continuation) = AsyncStream.makeStream(of: Void.self)
+        let watcher = Task { try await listening.watchJobArrivals { continuation.yield() } }
+        defer { watcher.cancel() }
+        var iterator = arrivals.makeAsyncIterator()
+        // The first call says "listening now".
+        _ = await iterator.next()
+        try await other.execute("NOTIFY steno_jobs")
+        let heard: Void? = await iterator.next()
+        #expect(heard != nil)
+    }
+}

@@ -92,7 +92,8 @@ public struct StenoDaemon: Sendable {
             onReady: { SocketActivation.notifyReady(environment: environment) }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: pool), .init(service: watcher), .init(service: scheduler), .init(service: calendarScheduler),
+            .init(service: pool), .init(service: JobArrivalListener(store: store, queue: queue)), .init(service: watcher),
+            .init(service: scheduler), .init(service: calendarScheduler),
         ]
         if configuration.deviceAgent.listen != nil {
             let api = DeviceAgentAPI(
