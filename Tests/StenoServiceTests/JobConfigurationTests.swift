@@ -91,7 +91,7 @@ struct JobConfigurationTests {
             kind: "calendar.sync", schedule: try CronSchedule("*/5 * * * *"), payload: #"{"all":true}"#,
             timeZone: TimeZone(identifier: "UTC")!)
         let scheduler = JobScheduler(
-            queue: queue, entries: [entry], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            queue: queue, fires: catalog, entries: [entry], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let fire = Date(timeIntervalSince1970: 1_800_000_000)
         await scheduler.enqueue(entry, firedAt: fire)
         await scheduler.enqueue(entry, firedAt: fire.addingTimeInterval(300))  // previous still queued
@@ -101,5 +101,26 @@ struct JobConfigurationTests {
         #expect(jobs[0].runAt == fire)
         #expect(jobs[0].payload == #"{"all":true}"#)
         #expect(jobs[0].maxAttempts == 2)
+    }
+
+    @Test func daemonsSharingAQueueEnqueueEachFireTimeOnce() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
+        let entry = JobScheduler.Entry(kind: "links.revalidate", schedule: try CronSchedule("0 3 * * *"), timeZone: TimeZone(identifier: "UTC")!)
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        // Two daemons: each its own queue and scheduler over one catalog.
+        let first = JobScheduler(queue: JobQueue(store: catalog), fires: catalog, entries: [entry], logger: logger)
+        let second = JobScheduler(queue: JobQueue(store: catalog), fires: catalog, entries: [entry], logger: logger)
+        let fire = Date(timeIntervalSince1970: 1_800_003_600)
+        await first.enqueue(entry, firedAt: fire)
+        // The run finishes before the second daemon gets to the same fire time.
+        let claims = try await catalog.claim(workerID: "host/1/1", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: fire)
+        #expect(try await catalog.complete(claims.map { JobCompletion(claim: $0, result: nil) }, now: fire) == [true])
+        await second.enqueue(entry, firedAt: fire)
+        #expect(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 10).count == 1)
+        // The next fire time is enqueued again, by whichever daemon comes first.
+        await second.enqueue(entry, firedAt: fire.addingTimeInterval(86_400))
+        await first.enqueue(entry, firedAt: fire.addingTimeInterval(86_400))
+        #expect(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 10).count == 2)
     }
 }

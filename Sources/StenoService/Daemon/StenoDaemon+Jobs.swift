@@ -11,7 +11,9 @@ extension StenoDaemon {
     }
 
     /// The worker pool and the scheduler, configured from `[jobs]` and `[[schedule]]`.
-    func makeJobServices(queue: JobQueue, handlers: [any JobHandler]) -> (pool: JobWorkerPool, scheduler: JobScheduler) {
+    func makeJobServices(
+        queue: JobQueue, fires: any ScheduledJobStore, handlers: [any JobHandler]
+    ) -> (pool: JobWorkerPool, scheduler: JobScheduler) {
         var settings = JobWorkerPool.Settings()
         settings.workers = configuration.jobs.workers
         settings.leaseDuration = .seconds(configuration.jobs.leaseSeconds)
@@ -24,7 +26,7 @@ extension StenoDaemon {
                 metadata: ["kind": .string(schedule.kind), "known": .string(kinds.sorted().joined(separator: ","))])
         }
         let scheduler = JobScheduler(
-            queue: queue,
+            queue: queue, fires: fires,
             entries: configuration.schedules.map {
                 JobScheduler.Entry(kind: $0.kind, schedule: $0.cron, payload: $0.payload, timeZone: $0.timeZone)
             } + defaultSchedules,

@@ -73,7 +73,7 @@ public struct StenoDaemon: Sendable {
         let linker = RecordingLinker(store: store, policy: configuration.links.policy, verifier: calendars.verifier)
         let handlers = jobHandlers(store: store, queue: queue)
             + [CalendarSyncJobHandler(syncer: calendars.syncer, queue: queue)] + linkJobHandlers(store: store, linker: linker)
-        let (pool, scheduler) = makeJobServices(queue: queue, handlers: handlers)
+        let (pool, scheduler) = makeJobServices(queue: queue, fires: store, handlers: handlers)
         let watcher = makeInboxWatcher(store: store, queue: queue)
         let calendarScheduler = CalendarSyncScheduler(store: store, queue: queue, tick: .seconds(15), logger: logger)
         let deviceAgentEndpoint = DeviceAgentEndpoint()

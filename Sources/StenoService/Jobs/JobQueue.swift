@@ -1,3 +1,4 @@
+import Foundation
 import StenoCore
 import StenoStore
 
@@ -28,14 +29,27 @@ public struct JobQueue: Sendable {
     /// Enqueues several jobs in one transaction (a draft whose unique key is live, or repeats
     /// an earlier draft's, adds nothing) and wakes idle workers once. One result per draft.
     public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] {
-        let drafts = drafts.map { draft in
-            var draft = draft
-            if draft.maxAttempts == nil { draft.maxAttempts = defaultMaxAttempts }
-            return draft
-        }
-        let results = try await store.enqueue(drafts)
+        let results = try await store.enqueue(drafts.map(withDefaults))
         if results.contains(where: \.isNew) { signal.wake() }
         return results
+    }
+
+    /// Enqueues one fire time of a cron schedule through `fires`, once across every daemon
+    /// sharing the queue, and wakes idle workers when it added a job. Nil when another daemon
+    /// enqueued this fire time already.
+    public func enqueueScheduled(
+        _ draft: JobDraft, schedule: String, fireTime: Date, fires: any ScheduledJobStore
+    ) async throws -> EnqueueResult? {
+        let result = try await fires.enqueueScheduled(withDefaults(draft), schedule: schedule, fireTime: fireTime)
+        if result?.isNew == true { signal.wake() }
+        return result
+    }
+
+    /// The draft with this queue's `maxAttempts` where it sets none.
+    func withDefaults(_ draft: JobDraft) -> JobDraft {
+        var draft = draft
+        if draft.maxAttempts == nil { draft.maxAttempts = defaultMaxAttempts }
+        return draft
     }
 
     /// Wakes idle workers: call after enqueuing through a store transaction of your own

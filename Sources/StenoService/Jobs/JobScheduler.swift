@@ -8,9 +8,10 @@ import StenoStore
 /// calendar sync every few minutes, link revalidation nightly.
 ///
 /// Each schedule enqueues with the unique key `schedule:<kind>`, so a run still queued or
-/// running when the next fire time comes is not doubled, and several daemons sharing one
-/// queue enqueue a fire time once. Fire times missed while the daemon was down are not caught
-/// up: the next one is computed from the start.
+/// running when the next fire time comes is not doubled. Several daemons sharing one queue
+/// each see every fire time; the catalog records which fire times were enqueued
+/// (`ScheduledJobStore`), so each fires once. Fire times missed while the daemon was down are
+/// not caught up: the next one is computed from the start.
 public struct JobScheduler: Service {
     /// One `[[schedule]]` entry.
     public struct Entry: Sendable, Hashable {
@@ -39,14 +40,19 @@ public struct JobScheduler: Service {
     }
 
     let queue: JobQueue
+    /// Where fire times are recorded, so only one daemon enqueues each.
+    let fires: any ScheduledJobStore
     let entries: [Entry]
     let logger: Logger
     /// The longest sleep, so a changed wall clock (NTP step, suspend) is noticed soon.
     let maximumSleep: Duration
 
     /// A scheduler enqueuing through `queue` (which wakes the pool).
-    public init(queue: JobQueue, entries: [Entry], logger: Logger, maximumSleep: Duration = .seconds(60)) {
+    public init(
+        queue: JobQueue, fires: any ScheduledJobStore, entries: [Entry], logger: Logger, maximumSleep: Duration = .seconds(60)
+    ) {
         self.queue = queue
+        self.fires = fires
         self.entries = entries
         self.logger = logger
         self.maximumSleep = maximumSleep
@@ -103,8 +109,11 @@ public struct JobScheduler: Service {
 
     func enqueue(_ entry: Entry, firedAt fire: Date) async {
         do {
-            let result = try await queue.enqueue(
-                JobDraft(kind: entry.kind, payload: entry.payload, priority: entry.priority, runAt: fire, uniqueKey: entry.uniqueKey))
+            let draft = JobDraft(kind: entry.kind, payload: entry.payload, priority: entry.priority, runAt: fire, uniqueKey: entry.uniqueKey)
+            guard let result = try await queue.enqueueScheduled(draft, schedule: entry.uniqueKey, fireTime: fire, fires: fires) else {
+                logger.debug("scheduled run enqueued by another daemon", metadata: ["kind": .string(entry.kind), "fire": "\(fire)"])
+                return
+            }
             switch result {
             case .enqueued(let job):
                 logger.info("scheduled job enqueued", metadata: ["kind": .string(entry.kind), "job": "\(job.id)"])
