@@ -74,7 +74,6 @@ public struct StenoDaemon: Sendable {
         let handlers = jobHandlers(store: store, queue: queue)
             + [CalendarSyncJobHandler(syncer: calendars.syncer, queue: queue)] + linkJobHandlers(store: store, linker: linker)
         let (pool, scheduler) = makeJobServices(queue: queue, fires: store, handlers: handlers)
-        let watcher = makeInboxWatcher(store: store, queue: queue)
         let calendarScheduler = CalendarSyncScheduler(store: store, queue: queue, tick: .seconds(15), logger: logger)
         let deviceAgentEndpoint = DeviceAgentEndpoint()
         let dispatcher = try makeDispatcher(
@@ -92,7 +91,11 @@ public struct StenoDaemon: Sendable {
             onReady: { SocketActivation.notifyReady(environment: environment) }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: pool), .init(service: JobArrivalListener(store: store, queue: queue)), .init(service: watcher),
+            .init(service: pool), .init(service: JobArrivalListener(store: store, queue: queue)),
+            .init(
+                service: InboxWatchLease(
+                    leases: store, inbox: configuration.inboxDirectory, duration: configuration.watcher.leaseDuration, logger: logger,
+                    makeWatcher: { makeInboxWatcher(store: store, queue: queue) })),
             .init(service: scheduler), .init(service: calendarScheduler),
         ]
         if configuration.deviceAgent.listen != nil {

@@ -29,6 +29,9 @@ public struct InboxWatcherSettings: Sendable, Hashable {
     /// No inotify (NFS, SMB): rescan every `pollInterval` instead.
     public var pollingOnly = false
     public var pollInterval: Duration = .seconds(10)
+    /// Daemons sharing a catalog watch an inbox one at a time: the watching one renews its lease
+    /// every third of this; when it dies, another takes over within this long.
+    public var leaseDuration: Duration = .seconds(30)
 
     public init() {}
 }
