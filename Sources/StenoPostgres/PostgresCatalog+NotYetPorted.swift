@@ -34,16 +34,6 @@ extension PostgresCatalog: CalendarStore {
     public func eventSource(accountID: Int64, calendarRemoteID: String, remoteID: String) async throws -> EventSource? { throw NotYetPorted.method(#function) }
 }
 
-// MARK: CatalogStatusStore
-extension PostgresCatalog: CatalogStatusStore {
-    public func statistics() async throws -> CatalogStatistics { throw NotYetPorted.method(#function) }
-}
-
-// MARK: BackupStore
-extension PostgresCatalog: BackupStore {
-    public func backup(to path: String) async throws -> Int64 { throw NotYetPorted.method(#function) }
-}
-
 // MARK: DeviceStore
 extension PostgresCatalog: DeviceStore {
     public func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord { throw NotYetPorted.method(#function) }
@@ -61,22 +51,6 @@ extension PostgresCatalog: DeviceStore {
 // MARK: IngestStore
 extension PostgresCatalog: IngestStore {
     public func commitIngest(_ commit: IngestCommit, now: Date) async throws -> [IngestCommit.JobEnd] { throw NotYetPorted.method(#function) }
-}
-
-// MARK: JobQueueStore
-extension PostgresCatalog: JobQueueStore {
-    public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] { throw NotYetPorted.method(#function) }
-    public func claim(workerID: String, kinds: Set<String>?, limits: [String: Int], leaseDuration: Duration, now: Date) async throws -> [ClaimedJob] { throw NotYetPorted.method(#function) }
-    public func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64> { throw NotYetPorted.method(#function) }
-    public func complete(_ completions: [JobCompletion], now: Date) async throws -> [Bool] { throw NotYetPorted.method(#function) }
-    public func fail(_ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date) async throws -> JobState { throw NotYetPorted.method(#function) }
-    public func release(_ claim: ClaimedJob, now: Date) async throws -> Bool { throw NotYetPorted.method(#function) }
-    public func requeueExpiredLeases(now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
-    public func requeueLeases(heldBy ownerPrefix: String, now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
-    public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] { throw NotYetPorted.method(#function) }
-    public func job(id: Int64) async throws -> Job { throw NotYetPorted.method(#function) }
-    public func retryJob(id: Int64, now: Date) async throws -> Job { throw NotYetPorted.method(#function) }
-    public func cancelJob(id: Int64, now: Date) async throws -> Job { throw NotYetPorted.method(#function) }
 }
 
 // MARK: LinkStore

@@ -44,6 +44,12 @@ public struct CatalogStatistics: Sendable, Hashable {
     /// Jobs queued, waiting to retry, or running.
     public var queueDepth: Int64
 
+    /// The tables whose row counts `system.status` reports, on every backend.
+    package static let countedTables = [
+        "users", "calendar_accounts", "calendars", "events", "meetings", "recordings",
+        "recording_paths", "links", "link_history", "jobs",
+    ]
+
     public init(schemaVersion: Int, location: String, counts: [String: Int64], queueDepth: Int64) {
         self.schemaVersion = schemaVersion
         self.location = location

@@ -13,3 +13,11 @@ package enum CatalogTime {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }
+
+extension CatalogTime {
+    /// Whole milliseconds of a duration (negative durations count as zero).
+    package static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

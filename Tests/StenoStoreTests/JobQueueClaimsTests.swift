@@ -16,9 +16,9 @@ struct JobQueueClaimsTests {
         JobDraft(kind: "ingest", payload: #"{"path":"\#(path)"}"#, priority: priority, runAt: at(-1), uniqueKey: "ingest:" + path)
     }
 
-    @Test func batchEnqueueRespectsUniqueKeysWithinAndAcrossBatches() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func batchEnqueueRespectsUniqueKeysWithinAndAcrossBatches(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let earlier = try await catalog.enqueue(ingestDraft("a.wav"))
         let results = try await catalog.enqueue([
             ingestDraft("a.wav"), ingestDraft("b.wav"), ingestDraft("c.wav"), ingestDraft("b.wav"),
@@ -33,18 +33,18 @@ struct JobQueueClaimsTests {
         #expect(try await catalog.enqueue([JobDraft]()).isEmpty)
     }
 
-    @Test func batchEnqueueOfABadDraftAddsNothing() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func batchEnqueueOfABadDraftAddsNothing(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         await #expect(throws: StoreError.self) {
             _ = try await catalog.enqueue([ingestDraft("a.wav"), JobDraft(kind: "k", payload: "not json")])
         }
         #expect(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 10).isEmpty)
     }
 
-    @Test func batchClaimTakesTheHeadsKindAndPriorityUpToTheLimit() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func batchClaimTakesTheHeadsKindAndPriorityUpToTheLimit(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let ingests = try await catalog.enqueue((0..<5).map { ingestDraft("f\($0).wav") }).map(\.job)
         let urgent = try await catalog.enqueue(JobDraft(kind: "sync", priority: 10, runAt: at(-1))).job
         let lowIngest = try await catalog.enqueue(ingestDraft("low.wav", priority: -5)).job
@@ -63,9 +63,9 @@ struct JobQueueClaimsTests {
         #expect(try await catalog.claim(workerID: "w2", kinds: nil, limits: limits, leaseDuration: .seconds(60), now: at(0)).isEmpty)
     }
 
-    @Test func batchCompleteRejectsAStaleTokenAndRecordsTheRest() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func batchCompleteRejectsAStaleTokenAndRecordsTheRest(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.enqueue((0..<3).map { ingestDraft("f\($0).wav") })
         let claims = try await catalog.claim(
             workerID: "slow", kinds: nil, limits: ["ingest": 3], leaseDuration: .seconds(10), now: at(0))
@@ -89,9 +89,9 @@ struct JobQueueClaimsTests {
         #expect(try await catalog.job(id: rescuer.job.id).result == #"{"by":"fast"}"#)
     }
 
-    @Test func batchCompleteWithAResultThatIsNotJSONRecordsNothing() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func batchCompleteWithAResultThatIsNotJSONRecordsNothing(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.enqueue((0..<2).map { ingestDraft("f\($0).wav") })
         let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 2], leaseDuration: .seconds(60), now: at(0))
         await #expect(throws: StoreError.self) {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import StenoStore
 
-/// The durable job queue on SQLite: ordering, unique keys, atomic claims, fencing, backoff,
+/// The durable job queue, on every backend: ordering, unique keys, atomic claims, fencing, backoff,
 /// dead jobs, release, retry and cancel.
 @Suite("Job queue store")
 struct JobQueueStoreTests {
@@ -13,7 +13,7 @@ struct JobQueueStoreTests {
 
     func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
 
-    func claim(_ catalog: SQLiteCatalog, at seconds: Double = 0, worker: String = "w1", kinds: Set<String>? = nil,
+    func claim(_ catalog: any JobQueueStore, at seconds: Double = 0, worker: String = "w1", kinds: Set<String>? = nil,
                lease: Duration = .seconds(60)) async throws -> ClaimedJob? {
         try await catalog.claim(workerID: worker, kinds: kinds, limits: [:], leaseDuration: lease, now: at(seconds)).first
     }
@@ -29,9 +29,9 @@ struct JobQueueStoreTests {
         }
     }
 
-    @Test func claimsByPriorityThenRunAtThenID() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func claimsByPriorityThenRunAtThenID(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let low = try await catalog.enqueue(JobDraft(kind: "k", priority: 0, runAt: at(-3))).job
         let highLater = try await catalog.enqueue(JobDraft(kind: "k", priority: 10, runAt: at(-1))).job
         let highEarlier = try await catalog.enqueue(JobDraft(kind: "k", priority: 10, runAt: at(-2))).job
@@ -48,9 +48,9 @@ struct JobQueueStoreTests {
         #expect(future.job.leaseExpiresAt == at(160))
     }
 
-    @Test func claimsOnlyTheKindsAsked() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func claimsOnlyTheKindsAsked(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.enqueue(JobDraft(kind: "calendar.sync", priority: 50))
         let ingest = try await catalog.enqueue(JobDraft(kind: "ingest \"quoted\"")).job
         let claimed = try await claim(catalog, at: 1, kinds: ["ingest \"quoted\"", "other"])
@@ -59,9 +59,9 @@ struct JobQueueStoreTests {
         #expect(try await claim(catalog, at: 1, kinds: []) == nil)
     }
 
-    @Test func uniqueKeysAllowOneLiveJobAndAnotherAfterItFinished() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func uniqueKeysAllowOneLiveJobAndAnotherAfterItFinished(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let draft = JobDraft(kind: "ingest", payload: #"{"path":"alice/a.m4a"}"#, uniqueKey: "ingest:alice/a.m4a")
         let first = try await catalog.enqueue(draft)
         #expect(first.isNew)
@@ -99,32 +99,42 @@ struct JobQueueStoreTests {
         #expect(try await catalog.job(id: result.job.id).uniqueKey == "link:1")
     }
 
-    @Test func badDraftsAreRejected() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func badDraftsAreRejected(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         await #expect(throws: StoreError.invalid("a job needs a kind")) { _ = try await catalog.enqueue(JobDraft(kind: " ")) }
         await #expect(throws: StoreError.self) { _ = try await catalog.enqueue(JobDraft(kind: "k", payload: "{not json")) }
         await #expect(throws: StoreError.self) { _ = try await catalog.enqueue(JobDraft(kind: "k", maxAttempts: 0)) }
     }
 
-    @Test func concurrentClaimersNeverShareAJob() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func concurrentClaimersNeverShareAJob(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let count = 200
-        try await catalog.writer.write { db in
-            for index in 0..<count {
-                _ = try SQLiteCatalog.enqueue(JobDraft(kind: "k", payload: "{\"n\":\(index)}"), in: db)
-            }
-        }
-        let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
-            for worker in 0..<16 {
+        _ = try await catalog.enqueue((0..<count).map { JobDraft(kind: "k", payload: "{\"n\":\($0)}") })
+        let claimed = try await Self.claimAll(from: [catalog], workers: 16, jobs: count, limits: [:], now: at(0))
+        #expect(claimed.count == count)
+        #expect(Set(claimed).count == count)
+        #expect(try await catalog.jobs(state: .running, kind: nil, afterID: nil, limit: 1000).count == count)
+    }
+
+    /// Every job claimed by `workers` concurrent workers, spread over the catalogs (daemons),
+    /// each claiming until nothing is left: the ids of all claims, repeats kept.
+    static func claimAll(
+        from catalogs: [any JobQueueStore], workers: Int, jobs count: Int, limits: [String: Int], now: Date
+    ) async throws -> [Int64] {
+        try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for worker in 0..<workers {
+                let catalog = catalogs[worker % catalogs.count]
                 group.addTask {
                     var mine: [Int64] = []
                     // Bounded: at most every job, then an empty claim ends the loop.
                     for _ in 0...count {
-                        guard let job = try await catalog.claim(workerID: "w\(worker)", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: at(0)).first
-                        else { break }
-                        mine.append(job.job.id)
+                        let claims = try await catalog.claim(
+                            workerID: "host\(worker % catalogs.count)/\(worker)", kinds: nil, limits: limits, leaseDuration: .seconds(60),
+                            now: now)
+                        if claims.isEmpty { break }
+                        mine += claims.map(\.job.id)
                     }
                     return mine
                 }
@@ -133,14 +143,11 @@ struct JobQueueStoreTests {
             for try await ids in group { all += ids }
             return all
         }
-        #expect(claimed.count == count)
-        #expect(Set(claimed).count == count)
-        #expect(try await catalog.jobs(state: .running, kind: nil, afterID: nil, limit: 1000).count == count)
     }
 
-    @Test func aStaleTokenIsRejectedAfterTheLeaseExpiredAndTheJobWasReclaimed() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func aStaleTokenIsRejectedAfterTheLeaseExpiredAndTheJobWasReclaimed(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let job = try await catalog.enqueue(JobDraft(kind: "k")).job
         let slow = try #require(try await claim(catalog, at: 0, worker: "slow", lease: .seconds(10)))
         #expect(try await catalog.heartbeat([slow], extendBy: .seconds(10), now: at(5)) == [slow.job.id])  // until 15
@@ -167,9 +174,9 @@ struct JobQueueStoreTests {
         #expect(try await catalog.complete([JobCompletion(claim: rescuer, result: nil)], now: at(19)) == [false])
     }
 
-    @Test func backoffGrowsAndHonoursRetryAfter() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func backoffGrowsAndHonoursRetryAfter(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let job = try await catalog.enqueue(JobDraft(kind: "k", maxAttempts: 8)).job
         var now = 0.0
         var delays: [Double] = []
@@ -194,9 +201,9 @@ struct JobQueueStoreTests {
         #expect(failed.state == .failed)
     }
 
-    @Test func deadAfterMaxAttemptsOrAtOnceWhenPermanent() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func deadAfterMaxAttemptsOrAtOnceWhenPermanent(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let job = try await catalog.enqueue(JobDraft(kind: "k", maxAttempts: 3)).job
         var states: [JobState] = []
         var now = 0.0
@@ -218,9 +225,9 @@ struct JobQueueStoreTests {
         #expect(try await catalog.job(id: poisoned.id).attempts == 1)
     }
 
-    @Test func anExpiredLeaseOnTheLastAttemptMakesTheJobDead() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func anExpiredLeaseOnTheLastAttemptMakesTheJobDead(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let job = try await catalog.enqueue(JobDraft(kind: "k", maxAttempts: 2)).job
         _ = try #require(try await claim(catalog, at: 0, lease: .seconds(1)))
         #expect(try await catalog.requeueExpiredLeases(now: at(2)) == 1)
@@ -231,9 +238,9 @@ struct JobQueueStoreTests {
         #expect(dead.lastError?.contains("last attempt") == true)
     }
 
-    @Test func leasesOfAGoneProcessAreRequeuedWithoutWaitingForExpiry() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func leasesOfAGoneProcessAreRequeuedWithoutWaitingForExpiry(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         for _ in 0..<3 { _ = try await catalog.enqueue(JobDraft(kind: "k")) }
         let gone = try #require(try await claim(catalog, worker: "host/1/1"))
         let alsoGone = try #require(try await claim(catalog, worker: "host/1/2"))
@@ -245,9 +252,9 @@ struct JobQueueStoreTests {
         #expect(try await catalog.complete([JobCompletion(claim: gone, result: nil)], now: at(2)) == [false])
     }
 
-    @Test func releaseGivesTheJobBackWithoutCountingTheAttempt() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func releaseGivesTheJobBackWithoutCountingTheAttempt(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let job = try await catalog.enqueue(JobDraft(kind: "k")).job
         let claimed = try #require(try await claim(catalog))
         #expect(try await catalog.release(claimed, now: at(1)))
@@ -262,9 +269,9 @@ struct JobQueueStoreTests {
         #expect(again.token > claimed.token)
     }
 
-    @Test func retryAndCancelRules() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func retryAndCancelRules(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let job = try await catalog.enqueue(JobDraft(kind: "k", maxAttempts: 1, uniqueKey: "u")).job
         // queued → cancelled; cancelling twice is a conflict.
         #expect(try await catalog.cancelJob(id: job.id, now: at(1)).state == .cancelled)
@@ -305,9 +312,9 @@ struct JobQueueStoreTests {
         await #expect(throws: StoreError.notFound(entity: "job", reference: "999")) { _ = try await catalog.cancelJob(id: 999, now: at(0)) }
     }
 
-    @Test func listsFilterByStateAndKindAndPage() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func listsFilterByStateAndKindAndPage(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         for index in 0..<10 { _ = try await catalog.enqueue(JobDraft(kind: index.isMultiple(of: 2) ? "even" : "odd")) }
         _ = try await claim(catalog, kinds: ["odd"])
         #expect(try await catalog.jobs(state: nil, kind: "even", afterID: nil, limit: 100).count == 5)

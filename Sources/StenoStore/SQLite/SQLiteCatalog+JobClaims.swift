@@ -87,12 +87,7 @@ extension SQLiteCatalog {
         _ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date
     ) async throws -> JobState {
         let nowMilliseconds = Self.milliseconds(now)
-        // The claim's attempt count is current: while the token matches, nobody else claimed.
-        let isLast = permanent || claim.job.attempts >= claim.job.maxAttempts
-        var random = SystemRandomNumberGenerator()
-        let backoff = policy.delay(afterAttempt: claim.job.attempts, random: &random)
-        let delay = max(backoff, retryAfter ?? .zero)
-        let state: JobState = isLast ? .dead : .failed
+        let failure = JobQueueRules.failure(of: claim, error: error, retryAfter: retryAfter, permanent: permanent, policy: policy, now: now)
         try await writer.write { db in
             let statement = try db.cachedStatement(
                 sql: """
@@ -101,12 +96,12 @@ extension SQLiteCatalog {
                     WHERE id = ? AND lease_token = ? AND state = 'running'
                     """)
             try statement.execute(arguments: [
-                state.rawValue, CredentialRedaction.redacted(error), isLast, nowMilliseconds + Self.milliseconds(delay),
-                isLast ? nowMilliseconds : nil, nowMilliseconds, claim.job.id, claim.token,
+                failure.state.rawValue, failure.error, failure.isDead, failure.retryAt,
+                failure.isDead ? nowMilliseconds : nil, nowMilliseconds, claim.job.id, claim.token,
             ])
             if db.changesCount == 0 { throw Self.staleLease(claim) }
         }
-        return state
+        return failure.state
     }
 
     @discardableResult

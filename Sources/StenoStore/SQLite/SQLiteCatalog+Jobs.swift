@@ -39,18 +39,16 @@ extension SQLiteCatalog {
         let nowMilliseconds = Self.milliseconds(now)
         return try await writer.write { db in
             let job = try Self.requireJob(db, id: id)
-            switch job.state {
-            case .running:
-                throw StoreError.conflict("job \(id) is running; wait until it finishes or fails")
-            case .queued:
+            switch try JobQueueRules.retry(job) {
+            case .makeDue:
                 try db.execute(sql: "UPDATE jobs SET run_at = MIN(run_at, ?1), updated_at = ?1 WHERE id = ?2", arguments: [nowMilliseconds, id])
-            case .failed, .dead, .cancelled, .succeeded:
-                if let key = job.uniqueKey, job.state != .failed,
+            case .requeue(let key):
+                if let key,
                     let holder = try Int64.fetchOne(
                         db, sql: "SELECT id FROM jobs WHERE unique_key = ? AND state IN ('queued', 'running', 'failed') AND id != ?",
                         arguments: [key, id])
                 {
-                    throw StoreError.conflict("job \(holder) holds the unique key \"\(key)\" already; retry that one instead")
+                    throw JobQueueRules.uniqueKeyHeld(key, by: holder)
                 }
                 try db.execute(
                     sql: """
@@ -67,18 +65,11 @@ extension SQLiteCatalog {
     public func cancelJob(id: Int64, now: Date) async throws -> Job {
         let nowMilliseconds = Self.milliseconds(now)
         return try await writer.write { db in
-            let job = try Self.requireJob(db, id: id)
-            switch job.state {
-            case .queued, .failed:
-                try db.execute(
-                    sql: "UPDATE jobs SET state = 'cancelled', finished_at = ?1, updated_at = ?1 WHERE id = ?2",
-                    arguments: [nowMilliseconds, id])
-                return try Self.requireJob(db, id: id)
-            case .running:
-                throw StoreError.conflict("job \(id) is running; it will finish or fail on its own (cancel it afterwards if it is retried)")
-            case .succeeded, .dead, .cancelled:
-                throw StoreError.conflict("job \(id) is \(job.state.rawValue) already; nothing to cancel")
-            }
+            try JobQueueRules.checkCancellable(try Self.requireJob(db, id: id))
+            try db.execute(
+                sql: "UPDATE jobs SET state = 'cancelled', finished_at = ?1, updated_at = ?1 WHERE id = ?2",
+                arguments: [nowMilliseconds, id])
+            return try Self.requireJob(db, id: id)
         }
     }
 }
@@ -91,10 +82,7 @@ extension SQLiteCatalog {
     ///
     /// - Throws: `StoreError.invalid` for a bad draft.
     static func enqueue(_ draft: JobDraft, in db: Database, now: Date = Date()) throws -> EnqueueResult {
-        let kind = draft.kind.trimmingCharacters(in: .whitespaces)
-        guard !kind.isEmpty else { throw StoreError.invalid("a job needs a kind") }
-        let maxAttempts = draft.maxAttempts ?? JobDraft.defaultMaxAttempts
-        guard maxAttempts >= 1 else { throw StoreError.invalid("maxAttempts must be at least 1, got \(maxAttempts)") }
+        let (kind, maxAttempts) = try JobQueueRules.checked(draft)
         let nowMilliseconds = milliseconds(now)
         // One statement in the common case: the insert checks the payload and, through the
         // partial unique index `jobs_unique_live`, the unique key. Cached: the watcher enqueues
@@ -129,25 +117,15 @@ extension SQLiteCatalog {
 
 extension SQLiteCatalog {
     /// The columns `job(_:)` reads, in a fixed order.
-    static let jobColumns = """
-        id, kind, payload, state, priority, attempts, max_attempts, run_at, lease_owner, lease_expires_at, last_error,
-        unique_key, result, created_at, updated_at, finished_at
-        """
+    static let jobColumns = JobQueueRules.columns
 
     /// A job from a row of `jobColumns`, read by position (no name lookups: claims and
     /// enqueues decode thousands of these).
     static func job(_ row: Row) throws -> Job {
-        let stateName: String = row[3]
-        guard let state = JobState(rawValue: stateName) else {
-            throw StoreError.invalid("job \(row[0] as Int64) has an unknown state \"\(stateName)\"")
-        }
-        let leaseExpires: Int64? = row[9]
-        let finished: Int64? = row[15]
-        return Job(
-            id: row[0], kind: row[1], payload: row[2], state: state, priority: row[4], attempts: row[5], maxAttempts: row[6],
-            runAt: date(milliseconds: row[7]), leaseOwner: row[8], leaseExpiresAt: leaseExpires.map { date(milliseconds: $0) },
-            lastError: (row[10] as String?).map(CredentialRedaction.redacted), uniqueKey: row[11], result: row[12], createdAt: date(milliseconds: row[13]),
-            updatedAt: date(milliseconds: row[14]), finishedAt: finished.map { date(milliseconds: $0) })
+        try JobQueueRules.job(
+            id: row[0], kind: row[1], payload: row[2], state: row[3], priority: row[4], attempts: row[5], maxAttempts: row[6],
+            runAt: row[7], leaseOwner: row[8], leaseExpiresAt: row[9], lastError: row[10], uniqueKey: row[11], result: row[12],
+            createdAt: row[13], updatedAt: row[14], finishedAt: row[15])
     }
 
     static func fetchJobs(_ db: Database, whereSQL: String, arguments: StatementArguments, limit: Int? = nil) throws -> [Job] {
@@ -163,22 +141,16 @@ extension SQLiteCatalog {
         return found
     }
 
-    static func staleLease(_ claim: ClaimedJob) -> StoreError {
-        .conflict(
-            "stale lease on job \(claim.job.id) (token \(claim.token)): the lease expired and the job was requeued or taken over by another worker")
-    }
+    static func staleLease(_ claim: ClaimedJob) -> StoreError { JobQueueRules.staleLease(claim) }
 
     /// Checks JSON text with SQLite's own parser, so the store needs no JSON codec.
     static func requireJSON(_ text: String, in db: Database, what: String) throws {
         let statement = try db.cachedStatement(sql: "SELECT json_valid(?)")
         guard try Bool.fetchOne(statement, arguments: [text]) == true else {
-            throw StoreError.invalid("the job \(what) is not valid JSON: \(text.prefix(80))")
+            throw JobQueueRules.notJSON(text, what: what)
         }
     }
 
     /// Whole milliseconds of a duration (negative durations count as zero).
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-    }
+    static func milliseconds(_ duration: Duration) -> Int64 { CatalogTime.milliseconds(duration) }
 }

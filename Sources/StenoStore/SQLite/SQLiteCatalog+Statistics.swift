@@ -3,12 +3,6 @@ import GRDB
 import Synchronization
 
 extension SQLiteCatalog {
-    /// The tables whose row counts `system.status` reports.
-    static let countedTables = [
-        "users", "calendar_accounts", "calendars", "events", "meetings", "recordings",
-        "recording_paths", "links", "link_history", "jobs",
-    ]
-
     public func statistics() async throws -> CatalogStatistics {
         let generation = statisticsCache.generation
         if let cached = statisticsCache.value(ifGeneration: generation) { return cached }
@@ -16,7 +10,7 @@ extension SQLiteCatalog {
         let path = self.path
         let statistics = try await writer.read { db -> CatalogStatistics in
             var counts: [String: Int64] = [:]
-            for table in Self.countedTables {
+            for table in CatalogStatistics.countedTables {
                 counts[table] = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
             let queueDepth = try Int64.fetchOne(

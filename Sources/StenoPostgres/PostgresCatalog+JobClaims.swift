@@ -1,0 +1,174 @@
+import Foundation
+import PostgresNIO
+import StenoCore
+import StenoStore
+
+/// The life of a claim: claiming due jobs, renewing their leases, completing, failing or
+/// releasing them, and rescuing the jobs of workers that crashed or stalled.
+///
+/// Several daemons claim from one table. A claim locks the rows it takes with `FOR UPDATE
+/// SKIP LOCKED`, so concurrent claimers pass each other's rows by instead of waiting or taking
+/// them twice. Every write that finishes a claim is fenced by its token (`lease_token`,
+/// strictly increasing per job, as each claim increments it under the row lock): once a lease
+/// expired and the job was claimed again, the old worker's writes match no row and are refused.
+extension PostgresCatalog {
+    public func claim(
+        workerID: String, kinds: Set<String>?, limits: [String: Int], leaseDuration: Duration, now: Date
+    ) async throws -> [ClaimedJob] {
+        let nowMilliseconds = Self.milliseconds(now)
+        let expires = nowMilliseconds + CatalogTime.milliseconds(leaseDuration)
+        let kindList = kinds.map { $0.sorted() }
+        let claimed = try await transaction { tx -> [ClaimedJob] in
+            // The most urgent due job decides the kind and priority of the claim, so jobs claimed
+            // together never run ahead of a more urgent job of another kind or priority. Locked
+            // until commit: another daemon's claim skips it.
+            guard
+                let head = try await tx.row(
+                    """
+                    SELECT kind, priority FROM jobs
+                    WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds)
+                      AND (\(kindList)::text[] IS NULL OR kind = ANY(\(kindList)::text[]))
+                    ORDER BY priority DESC, run_at, id LIMIT 1
+                    FOR UPDATE SKIP LOCKED
+                    """)
+            else { return [] }
+            let (kind, priority) = try head.decode((String, Int64).self)
+            let limit = max(1, limits[kind] ?? 1)
+            // The head is the first of its kind and priority and locked by this transaction
+            // (which its own lock does not skip), so it is in. Materialized: the locking
+            // subquery runs once, so the limit holds.
+            let rows = try await tx.rows(
+                """
+                WITH picked AS MATERIALIZED (
+                    SELECT id FROM jobs
+                    WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds) AND kind = \(kind) AND priority = \(priority)
+                    ORDER BY run_at, id LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED)
+                UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = COALESCE(lease_token, 0) + 1,
+                    lease_owner = \(workerID), lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
+                WHERE id IN (SELECT id FROM picked)
+                RETURNING \(unescaped: JobQueueRules.columns), lease_token
+                """)
+            return try rows.map { ClaimedJob(job: try Self.job($0), token: try $0.makeRandomAccess()[16].decode(Int64.self)) }
+        }
+        // RETURNING does not promise an order: hand the claims out in claim order.
+        return claimed.sorted { ($0.job.runAt, $0.job.id) < ($1.job.runAt, $1.job.id) }
+    }
+
+    public func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64> {
+        guard !claims.isEmpty else { return [] }
+        let nowMilliseconds = Self.milliseconds(now)
+        let expires = nowMilliseconds + CatalogTime.milliseconds(extendBy)
+        // One statement: every lease renewed, or none.
+        let rows = try await rows(
+            """
+            UPDATE jobs SET lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
+            FROM unnest(\(claims.map(\.job.id))::bigint[], \(claims.map(\.token))::bigint[]) AS claim (id, token)
+            WHERE jobs.id = claim.id AND jobs.lease_token = claim.token AND jobs.state = 'running'
+            RETURNING jobs.id
+            """)
+        return Set(try rows.map { try $0.decode(Int64.self) })
+    }
+
+    public func complete(_ completions: [JobCompletion], now: Date) async throws -> [Bool] {
+        guard !completions.isEmpty else { return [] }
+        for completion in completions {
+            if let result = completion.result { try Self.requireJSON(result, what: "result") }
+        }
+        let nowMilliseconds = Self.milliseconds(now)
+        return try await transaction { tx in
+            var recorded: [Bool] = []
+            for completion in completions {
+                recorded.append(
+                    try await Self.completeClaim(completion.claim, result: completion.result, nowMilliseconds: nowMilliseconds, in: tx))
+            }
+            return recorded
+        }
+    }
+
+    public func fail(
+        _ claim: ClaimedJob, error: String, retryAfter: Duration?, permanent: Bool, policy: RetryPolicy, now: Date
+    ) async throws -> JobState {
+        let nowMilliseconds = Self.milliseconds(now)
+        let failure = JobQueueRules.failure(of: claim, error: error, retryAfter: retryAfter, permanent: permanent, policy: policy, now: now)
+        let changed = try await row(
+            """
+            UPDATE jobs SET state = \(failure.state.rawValue), last_error = \(failure.error),
+                run_at = CASE WHEN \(failure.isDead) THEN run_at ELSE \(failure.retryAt) END,
+                lease_owner = NULL, lease_expires_at = NULL, finished_at = \(failure.isDead ? nowMilliseconds : nil)::bigint,
+                updated_at = \(nowMilliseconds)
+            WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running'
+            RETURNING id
+            """)
+        guard changed != nil else { throw JobQueueRules.staleLease(claim) }
+        return failure.state
+    }
+
+    @discardableResult
+    public func release(_ claim: ClaimedJob, now: Date) async throws -> Bool {
+        let nowMilliseconds = Self.milliseconds(now)
+        return try await row(
+            """
+            UPDATE jobs SET state = 'queued', attempts = GREATEST(0, attempts - 1), lease_owner = NULL, lease_expires_at = NULL,
+                updated_at = \(nowMilliseconds)
+            WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running'
+            RETURNING id
+            """) != nil
+    }
+
+    public func requeueExpiredLeases(now: Date) async throws -> Int {
+        try await requeueLeases(expiredAt: Self.milliseconds(now), ownerPrefix: nil, why: "expired", now: now)
+    }
+
+    public func requeueLeases(heldBy ownerPrefix: String, now: Date) async throws -> Int {
+        try await requeueLeases(expiredAt: nil, ownerPrefix: ownerPrefix + "/", why: "was abandoned", now: now)
+    }
+
+    /// Requeues the running jobs whose lease expired by `expiredAt` or whose owner starts with
+    /// `ownerPrefix` (a prefix, not a pattern: it may hold `%` or `_`); a job on its last
+    /// attempt becomes `dead` instead, so a job that kills its worker every time cannot loop.
+    /// One statement, so a job is requeued or made dead once even when daemons race.
+    private func requeueLeases(expiredAt: Int64?, ownerPrefix: String?, why: String, now: Date) async throws -> Int {
+        let nowMilliseconds = Self.milliseconds(now)
+        // Every SET expression reads the row as it was, so `attempts >= max_attempts` decides
+        // each column alike.
+        return try await rows(
+            """
+            UPDATE jobs SET
+                state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
+                last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' ' || \(why)::text
+                    || CASE WHEN attempts >= max_attempts THEN ' on the last attempt' ELSE '' END || ' (worker crashed or stalled)',
+                finished_at = CASE WHEN attempts >= max_attempts THEN \(nowMilliseconds) ELSE finished_at END,
+                run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE LEAST(run_at, \(nowMilliseconds)) END,
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = \(nowMilliseconds)
+            WHERE state = 'running'
+              AND ((\(expiredAt)::bigint IS NOT NULL AND lease_expires_at <= \(expiredAt)::bigint)
+                   OR (\(ownerPrefix)::text IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix)::text)))
+            RETURNING id
+            """
+        ).count
+    }
+}
+
+extension PostgresCatalog {
+    /// Marks a claimed job `succeeded` inside the caller's transaction when its token is
+    /// current; false (and nothing changed) when the claim is stale. The result is not checked.
+    static func completeClaim(_ claim: ClaimedJob, result: String?, nowMilliseconds: Int64, in tx: PostgresTransaction) async throws -> Bool {
+        try await tx.row(
+            """
+            UPDATE jobs SET state = 'succeeded', result = \(result), lease_owner = NULL, lease_expires_at = NULL,
+                finished_at = \(nowMilliseconds), updated_at = \(nowMilliseconds)
+            WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running'
+            RETURNING id
+            """) != nil
+    }
+
+    /// Whether a claim's token is still the job's current one, locking the job's row until
+    /// the caller's transaction ends: no requeue or claim of another daemon can take the job
+    /// between this check and the caller's completion of it.
+    static func holdsLease(_ claim: ClaimedJob, in tx: PostgresTransaction) async throws -> Bool {
+        try await tx.row(
+            "SELECT 1 FROM jobs WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running' FOR UPDATE"
+        ) != nil
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import StenoCore
+import StenoStore
+import StenoTesting
+import Testing
+
+@testable import StenoPostgres
+
+/// The job queue shared by several daemons: each daemon has its own pool on the one database,
+/// and the database alone keeps them from taking a job twice or enqueuing a key twice.
+@Suite("PostgreSQL job queue shared by daemons", .enabled(if: StoreBackend.postgresAvailable, "PostgreSQL is not installed (apt-get install postgresql)"))
+struct PostgresJobQueueTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// `count` catalogs on one fresh database, as `count` daemons would open it.
+    func daemons(_ count: Int) async throws -> [PostgresCatalog] {
+        let cluster = try await PostgresCluster.shared()
+        let settings = try PostgresSettings.parse(url: cluster.socketURL(database: try await cluster.createDatabase()))
+        var catalogs: [PostgresCatalog] = []
+        for index in 0..<count {
+            catalogs.append(try await PostgresCatalog.open(settings, logger: Logger(label: "steno.test.daemon\(index)")))
+        }
+        return catalogs
+    }
+
+    @Test func daemonsClaimingTogetherNeverShareAJob() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        let count = 300
+        _ = try await catalogs[0].enqueue((0..<count).map { JobDraft(kind: $0.isMultiple(of: 3) ? "batch" : "k", payload: "{\"n\":\($0)}") })
+        let claimed = try await JobQueueStoreTests.claimAll(from: catalogs, workers: 12, jobs: count, limits: ["batch": 4], now: t0)
+        #expect(claimed.count == count)
+        #expect(Set(claimed).count == count)
+        let running = try await catalogs[1].jobs(state: .running, kind: nil, afterID: nil, limit: 1000)
+        #expect(running.count == count)
+        #expect(running.allSatisfy { $0.attempts == 1 })
+    }
+
+    @Test func daemonsEnqueuingOneKeyTogetherMakeOneJob() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        let results = try await withThrowingTaskGroup(of: [EnqueueResult].self) { group in
+            for attempt in 0..<16 {
+                let catalog = catalogs[attempt % catalogs.count]
+                group.addTask {
+                    try await catalog.enqueue([
+                        JobDraft(kind: "ingest", payload: #"{"path":"alice/a.wav"}"#, uniqueKey: "ingest:alice/a.wav"),
+                        JobDraft(kind: "ingest", payload: #"{"path":"alice/b.wav"}"#, uniqueKey: "ingest:alice/b.wav"),
+                    ])
+                }
+            }
+            var all: [EnqueueResult] = []
+            for try await batch in group { all += batch }
+            return all
+        }
+        #expect(results.filter(\.isNew).count == 2)
+        #expect(Set(results.map(\.job.id)).count == 2)
+        #expect(try await catalogs[0].jobs(state: nil, kind: nil, afterID: nil, limit: 100).count == 2)
+    }
+
+    @Test func aJobOfTwoDaemonsHasStrictlyIncreasingTokens() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        let job = try await catalogs[0].enqueue(JobDraft(kind: "k", maxAttempts: 10)).job
+        var tokens: [Int64] = []
+        for round in 0..<6 {
+            let catalog = catalogs[round % 2]
+            let now = t0.addingTimeInterval(Double(round) * 100)
+            let claim = try #require(try await catalog.claim(workerID: "w\(round)", kinds: nil, limits: [:], leaseDuration: .seconds(10), now: now).first)
+            #expect(claim.job.id == job.id)
+            tokens.append(claim.token)
+            // The other daemon finds the lease expired and requeues it.
+            #expect(try await catalogs[(round + 1) % 2].requeueExpiredLeases(now: now.addingTimeInterval(11)) == 1)
+        }
+        #expect(tokens == Array(1...6))
+    }
+
+    @Test func enqueueInsideAnotherTransactionCommitsAndRollsBackWithIt() async throws {
+        let catalogs = try await daemons(1)
+        let catalog = catalogs[0]
+        defer { catalog.close() }
+        struct Abort: Error {}
+        let now = t0
+        do {
+            try await catalog.transaction { tx in
+                _ = try await PostgresCatalog.enqueue(JobDraft(kind: "link", uniqueKey: "link:1"), in: tx, now: now)
+                throw Abort()
+            }
+        } catch is Abort {}
+        #expect(try await catalog.jobs(state: nil, kind: nil, afterID: nil, limit: 10).isEmpty)
+        let result = try await catalog.transaction { tx in
+            try await PostgresCatalog.enqueue(JobDraft(kind: "link", uniqueKey: "link:1"), in: tx, now: now)
+        }
+        #expect(result.isNew)
+        #expect(try await catalog.job(id: result.job.id).uniqueKey == "link:1")
+    }
+}
