@@ -48,11 +48,6 @@ extension PostgresCatalog: DeviceStore {
     public func eventChanges(_ query: EventChangesQuery) async throws -> EventChangesPage { throw NotYetPorted.method(#function) }
 }
 
-// MARK: IngestStore
-extension PostgresCatalog: IngestStore {
-    public func commitIngest(_ commit: IngestCommit, now: Date) async throws -> [IngestCommit.JobEnd] { throw NotYetPorted.method(#function) }
-}
-
 // MARK: LinkStore
 extension PostgresCatalog: LinkStore {
     public func linkFacts(recordingID: Int64) async throws -> (facts: RecordingLinkFacts, ownerID: Int64?)? { throw NotYetPorted.method(#function) }
@@ -82,17 +77,6 @@ extension PostgresCatalog: MeetingStore {
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] { throw NotYetPorted.method(#function) }
     public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail { throw NotYetPorted.method(#function) }
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] { throw NotYetPorted.method(#function) }
-}
-
-// MARK: RecordingStore
-extension PostgresCatalog: RecordingStore {
-    public func pathState(_ path: String) async throws -> PathState? { throw NotYetPorted.method(#function) }
-    public func pathStates(_ paths: [String]) async throws -> [String: PathState] { throw NotYetPorted.method(#function) }
-    public func presentPaths() async throws -> [String: PathState] { throw NotYetPorted.method(#function) }
-    public func recordIngest(_ ingest: IngestRecord) async throws -> Recording { throw NotYetPorted.method(#function) }
-    public func markPathGone(_ path: String, now: Date) async throws -> Recording? { throw NotYetPorted.method(#function) }
-    public func recordings(_ query: RecordingQuery) async throws -> [Recording] { throw NotYetPorted.method(#function) }
-    public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording { throw NotYetPorted.method(#function) }
 }
 
 // MARK: CalendarStore (sealed secrets, added to the protocol after the port began)

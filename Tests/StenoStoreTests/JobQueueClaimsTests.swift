@@ -107,9 +107,9 @@ struct JobQueueClaimsTests {
             linking: RecordingsJob(kind: "link", priority: 0, maxAttempts: nil))
     }
 
-    @Test func fencedIngestsStoreOutcomesAndCompleteJobsExceptStaleOnes() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func fencedIngestsStoreOutcomesAndCompleteJobsExceptStaleOnes(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let paths = ["alice/a.wav", "alice/b.wav", "alice/c.wav", "alice/copy-of-a.wav"]
         _ = try await catalog.enqueue(paths.map { ingestDraft($0) })
         let claims = try await catalog.claim(workerID: "slow", kinds: nil, limits: ["ingest": 10], leaseDuration: .seconds(10), now: at(0))
@@ -156,9 +156,9 @@ struct JobQueueClaimsTests {
         #expect(links.map(\.uniqueKey) == ["link:\(a.id)"])
     }
 
-    @Test func aBadFollowUpWritesNothingOfTheBatch() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func aBadFollowUpWritesNothingOfTheBatch(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.enqueue([ingestDraft("alice/a.wav")])
         let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 10], leaseDuration: .seconds(60), now: at(0))
         let record = IngestRecord(
@@ -171,9 +171,9 @@ struct JobQueueClaimsTests {
         #expect(try await catalog.job(id: claims[0].job.id).state == .running)
     }
 
-    @Test func filesOfOneJobAreStoredTogetherAndTheJobCompletedOnce() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func filesOfOneJobAreStoredTogetherAndTheJobCompletedOnce(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.enqueue([JobDraft(kind: "ingest", payload: #"{"paths":["alice/a.wav","alice/b.wav"]}"#, runAt: at(-1))])
         let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 4], leaseDuration: .seconds(60), now: at(0))
         let claim = try #require(claims.first)
@@ -200,9 +200,9 @@ struct JobQueueClaimsTests {
         #expect(links.first?.maxAttempts == 3 && links.first?.uniqueKey == nil)
     }
 
-    @Test func everyKindOfFileIsWrittenWithTheResultEntryItAlwaysHad() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func everyKindOfFileIsWrittenWithTheResultEntryItAlwaysHad(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let known = try await catalog.recordIngest(
             IngestRecord(
                 path: "alice/old.wav", size: 1, modified: at(-100), contentHash: "ho", ownerID: nil,

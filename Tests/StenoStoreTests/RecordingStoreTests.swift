@@ -14,9 +14,9 @@ struct RecordingStoreTests {
             outcome: failed.map { .failed(reason: $0) } ?? .ready(metadata), now: Date(timeIntervalSince1970: 1_700_000_000 + seconds))
     }
 
-    @Test func sameContentTwiceIsOneRecordingWithTwoPaths() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func sameContentTwiceIsOneRecordingWithTwoPaths(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let first = try await catalog.recordIngest(ingest("alice/a.wav", hash: "h1"))
         let second = try await catalog.recordIngest(ingest("alice/copy-of-a.wav", hash: "h1"))
         #expect(first.id == second.id)
@@ -27,9 +27,9 @@ struct RecordingStoreTests {
         #expect(again.id == first.id && again.paths.count == 2)
     }
 
-    @Test func moveUpdatesThePathAndDeleteMarksMissing() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func moveUpdatesThePathAndDeleteMarksMissing(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let recording = try await catalog.recordIngest(ingest("alice/old.wav", hash: "h"))
         let gone = try await catalog.markPathGone("alice/old.wav", now: Date())
         #expect(gone?.status == .missing)
@@ -40,9 +40,9 @@ struct RecordingStoreTests {
         #expect(try await catalog.markPathGone("alice/never-seen.wav", now: Date()) == nil)
     }
 
-    @Test func renameSeenAsNewPathThenDeletionKeepsOnlyTheNewPath() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func renameSeenAsNewPathThenDeletionKeepsOnlyTheNewPath(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.recordIngest(ingest("alice/old.wav", hash: "h"))
         _ = try await catalog.recordIngest(ingest("alice/new.wav", hash: "h"))
         let after = try await catalog.markPathGone("alice/old.wav", now: Date())
@@ -50,9 +50,9 @@ struct RecordingStoreTests {
         #expect(after?.status == .ready)
     }
 
-    @Test func oneOfTwoPathsGoneKeepsTheRecordingReady() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func oneOfTwoPathsGoneKeepsTheRecordingReady(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         _ = try await catalog.recordIngest(ingest("a.wav", hash: "h"))
         _ = try await catalog.recordIngest(ingest("b.wav", hash: "h"))
         let after = try await catalog.markPathGone("a.wav", now: Date())
@@ -60,9 +60,9 @@ struct RecordingStoreTests {
         #expect(after?.paths == [RecordingPath(path: "b.wav", isPresent: true)], "a path that is gone while another remains is forgotten")
     }
 
-    @Test func overwrittenFileRepointsThePath() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func overwrittenFileRepointsThePath(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let old = try await catalog.recordIngest(ingest("alice/take.wav", hash: "old"))
         let new = try await catalog.recordIngest(ingest("alice/take.wav", hash: "new"))
         #expect(old.id != new.id)
@@ -70,9 +70,9 @@ struct RecordingStoreTests {
         #expect(try await catalog.pathState("alice/take.wav")?.recordingID == new.id)
     }
 
-    @Test func failuresKeepTheirReasonAndRecover() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func failuresKeepTheirReasonAndRecover(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let failed = try await catalog.recordIngest(ingest("x.mp3", hash: nil, failed: "not audio: no known container signature"))
         #expect(failed.status == .failed)
         #expect(failed.failureReason == "not audio: no known container signature")
@@ -103,9 +103,9 @@ struct RecordingStoreTests {
         #expect(try await catalog.presentPaths().count == 2)
     }
 
-    @Test func warningsAreKeptListableAndClearedWhenTheFileFails() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func warningsAreKeptListableAndClearedWhenTheFileFails(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         var cut = metadata
         cut.warnings = ["truncated: header says 11.2 s, data holds 6.7 s"]
         let warned = try await catalog.recordIngest(

@@ -53,27 +53,15 @@ extension SQLiteCatalog {
             try Self.refreshRecordingSearch(db, ids: ids)
             var recordings: [Int64: Recording] = [:]
             for recording in try Self.fetchRecordings(db, ids: ids) { recordings[recording.id] = recording }
-            var ends = [IngestCommit.JobEnd](repeating: .staleLease, count: commit.jobs.count)
-            var stored = recordingIDs.makeIterator()
-            var ready: [Int64] = []
-            for (index, job) in commit.jobs.enumerated() {
-                guard let files = written[index] else { continue }
-                let entries = try files.map { entry -> IngestCommit.Written in
-                    if let entry { return entry }
-                    guard let id = stored.next(), let recording = recordings[id] else {
-                        throw StoreError.failedPrecondition("a recording of job \(job.claim.job.id) was stored but cannot be read back")
-                    }
-                    if recording.status == .ready { ready.append(id) }
-                    return .recorded(recording)
-                }
-                guard try Self.completeClaim(job.claim, result: job.result(entries), nowMilliseconds: nowMilliseconds, in: db) else {
+            let assembly = try commit.assemble(written: written, storedIDs: recordingIDs, recordings: recordings)
+            for completion in assembly.completions {
+                guard try Self.completeClaim(completion.claim, result: completion.result, nowMilliseconds: nowMilliseconds, in: db) else {
                     // Unreachable: the lease was checked in this transaction.
-                    throw Self.staleLease(job.claim)
+                    throw Self.staleLease(completion.claim)
                 }
-                ends[index] = .completed(entries)
             }
-            if let draft = commit.linking?.draft(recordingIDs: ready) { _ = try Self.enqueue(draft, in: db, now: now) }
-            return ends
+            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) { _ = try Self.enqueue(draft, in: db, now: now) }
+            return assembly.ends
         }
     }
 }

@@ -328,13 +328,13 @@ extension SQLiteCatalog {
     }
 
     /// Warnings as stored: a JSON array, or NULL when there are none.
-    static func warningsJSON(_ warnings: [String]) -> String? {
+    package static func warningsJSON(_ warnings: [String]) -> String? {
         guard !warnings.isEmpty else { return nil }
         return JSONArrayWriter.text(of: warnings)
     }
 
     /// Warnings from their stored JSON (none when NULL or unreadable).
-    static func warnings(fromJSON text: String?) -> [String] {
+    package static func warnings(fromJSON text: String?) -> [String] {
         guard let text, let list = try? JSONValueDecoder().decode([String].self, from: JSONValue.parse(text)) else { return [] }
         return list
     }

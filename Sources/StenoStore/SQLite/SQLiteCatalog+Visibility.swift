@@ -5,11 +5,12 @@ import Foundation
 /// their own calendars), and the recordings linked to those meetings; an admin sees everything.
 ///
 /// Each function takes the SQL expression that yields the user's id (a named parameter such
-/// as `:v`, or a column); a NULL user id stands for an admin.
+/// as `:v`, or a column); a NULL user id stands for an admin. The SQL is the same on
+/// PostgreSQL, whose catalog uses these fragments too (with a typed parameter, `$1::bigint`).
 extension SQLiteCatalog {
     /// Whether event `e` of the account `a` concerns user `user`: their own calendar, or
     /// organised by or inviting one of their emails.
-    static func eventConcerns(_ user: String) -> String {
+    package static func eventConcerns(_ user: String) -> String {
         """
         (a.owner_id = \(user)
          OR e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = \(user))
@@ -20,7 +21,7 @@ extension SQLiteCatalog {
 
     /// Whether `user` may see meeting `m`: an event of it concerns them, or one of their own
     /// recordings is linked to it.
-    static func meetingVisible(to user: String) -> String {
+    package static func meetingVisible(to user: String) -> String {
         """
         (\(user) IS NULL
          OR EXISTS (SELECT 1 FROM events e JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
@@ -31,7 +32,7 @@ extension SQLiteCatalog {
 
     /// Whether `user` may see recording `r`: they own it, or it is linked to a meeting one of
     /// whose events concerns them (the meeting's recordings come with the meeting).
-    static func recordingVisible(to user: String) -> String {
+    package static func recordingVisible(to user: String) -> String {
         """
         (\(user) IS NULL OR r.owner_id = \(user)
          OR EXISTS (SELECT 1 FROM links l JOIN events e ON e.meeting_id = l.meeting_id

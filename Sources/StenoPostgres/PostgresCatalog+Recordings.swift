@@ -1,0 +1,182 @@
+import Foundation
+import PostgresNIO
+import StenoCore
+import StenoStore
+
+/// Recordings and the inbox paths they live at. Who may see a recording is the SQL of
+/// `SQLiteCatalog.recordingVisible(to:)`, shared by both backends.
+extension PostgresCatalog: RecordingStore {
+    public func pathState(_ path: String) async throws -> PathState? {
+        try await pathStates([path])[path]
+    }
+
+    public func pathStates(_ paths: [String]) async throws -> [String: PathState] {
+        guard !paths.isEmpty else { return [:] }
+        return try Self.pathStates(
+            try await rows("SELECT path, recording_id, size, mtime, is_present FROM recording_paths WHERE path = ANY(\(paths))"))
+    }
+
+    public func presentPaths() async throws -> [String: PathState] {
+        try Self.pathStates(try await rows("SELECT path, recording_id, size, mtime, is_present FROM recording_paths WHERE is_present"))
+    }
+
+    public func recordIngest(_ ingest: IngestRecord) async throws -> Recording {
+        try await transaction { tx in
+            let id = try await Self.recordIngest(ingest, in: tx)
+            try await Self.refreshRecordingSearch(tx, ids: [id])
+            guard let recording = try await Self.fetchRecordings(tx, ids: [id]).first else {
+                throw StoreError.failedPrecondition("the recording of \(ingest.path) was stored but cannot be read back")
+            }
+            return recording
+        }
+    }
+
+    public func markPathGone(_ path: String, now: Date) async throws -> Recording? {
+        try await transaction { tx in try await Self.markPathGone(path, nowMilliseconds: Self.milliseconds(now), in: tx) }
+    }
+
+    public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
+        try await transaction { tx in
+            try await Self.fetchRecordings(
+                tx,
+                """
+                SELECT \(unescaped: Self.recordingColumns(withTranscript: false)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+                WHERE r.id > \(query.afterID ?? 0)
+                  AND (\(query.ownerID)::bigint IS NULL OR r.owner_id = \(query.ownerID)::bigint)
+                  AND EXISTS (SELECT 1 FROM (SELECT \(query.visibleTo)::bigint AS id) viewer
+                              WHERE \(unescaped: SQLiteCatalog.recordingVisible(to: "viewer.id")))
+                  AND (\(query.status?.rawValue)::text IS NULL OR r.status = \(query.status?.rawValue)::text)
+                  AND (NOT \(query.withWarnings) OR r.warnings IS NOT NULL)
+                  AND (\(query.from.map(Self.milliseconds))::bigint IS NULL OR r.recorded_at >= \(query.from.map(Self.milliseconds))::bigint)
+                  AND (\(query.to.map(Self.milliseconds))::bigint IS NULL OR r.recorded_at < \(query.to.map(Self.milliseconds))::bigint)
+                ORDER BY r.id LIMIT \(max(0, query.limit))
+                """)
+        }
+    }
+
+    public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {
+        let found = try await transaction { tx in
+            try await Self.fetchRecordings(
+                tx,
+                """
+                SELECT \(unescaped: Self.recordingColumns(withTranscript: true)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+                WHERE r.id = \(id)
+                  AND EXISTS (SELECT 1 FROM (SELECT \(userID)::bigint AS id) viewer
+                              WHERE \(unescaped: SQLiteCatalog.recordingVisible(to: "viewer.id")))
+                """)
+        }
+        guard let recording = found.first else { throw StoreError.notFound(entity: "recording", reference: String(id)) }
+        return recording
+    }
+}
+
+// MARK: - Reading
+
+extension PostgresCatalog {
+    /// The columns `recording(_:)` reads by position. The owner's name is CITEXT, read as text.
+    static func recordingColumns(withTranscript: Bool) -> String {
+        """
+        r.id, r.content_hash, r.owner_id, u.name::text, r.size, r.format, r.codec, r.duration, r.sample_rate, r.channels,
+        r.recorded_at, r.recorded_at_source, r.title, r.ical_uid_hint, r.event_id_hint, r.provider_hint,
+        \(withTranscript ? "r.transcript" : "NULL::text"), r.status, r.failure_reason, r.created_at, r.updated_at, r.warnings
+        """
+    }
+
+    /// Recordings by id, with transcripts.
+    static func fetchRecordings(_ tx: PostgresTransaction, ids: [Int64]) async throws -> [Recording] {
+        guard !ids.isEmpty else { return [] }
+        return try await fetchRecordings(
+            tx,
+            """
+            SELECT \(unescaped: recordingColumns(withTranscript: true)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+            WHERE r.id = ANY(\(ids)) ORDER BY r.id
+            """)
+    }
+
+    /// The recordings a query of `recordingColumns` selects, with their paths, read in the
+    /// caller's transaction (one snapshot when it is repeatable, one connection always).
+    static func fetchRecordings(_ tx: PostgresTransaction, _ query: PostgresQuery) async throws -> [Recording] {
+        var recordings = try await tx.rows(query).map(recording)
+        guard !recordings.isEmpty else { return [] }
+        var indexByID: [Int64: Int] = [:]
+        for (index, recording) in recordings.enumerated() { indexByID[recording.id] = index }
+        // Paths in byte order, as SQLite sorts them, whatever the database's collation.
+        let paths = try await tx.rows(
+            """
+            SELECT recording_id, path, is_present FROM recording_paths
+            WHERE recording_id = ANY(\(recordings.map(\.id))) ORDER BY is_present DESC, path COLLATE "C"
+            """)
+        for row in paths {
+            let (recordingID, path, isPresent) = try row.decode((Int64, String, Bool).self)
+            if let index = indexByID[recordingID] { recordings[index].paths.append(RecordingPath(path: path, isPresent: isPresent)) }
+        }
+        return recordings
+    }
+
+    /// A recording from a row of `recordingColumns`, without its paths.
+    static func recording(_ row: PostgresRow) throws -> Recording {
+        let cells = row.makeRandomAccess()
+        let status = try cells[17].decode(String.self)
+        return Recording(
+            id: try cells[0].decode(Int64.self), contentHash: try cells[1].decode(String?.self), ownerID: try cells[2].decode(Int64?.self),
+            ownerName: try cells[3].decode(String?.self), size: try cells[4].decode(Int64.self), format: try cells[5].decode(String?.self),
+            codec: try cells[6].decode(String?.self), duration: try cells[7].decode(Double?.self), sampleRate: try cells[8].decode(Int?.self),
+            channels: try cells[9].decode(Int?.self), recordedAt: try cells[10].decode(Int64?.self).map(date(milliseconds:)),
+            recordedAtSource: try cells[11].decode(String?.self).flatMap(RecordedAtSource.init(rawValue:)),
+            title: try cells[12].decode(String?.self), iCalUIDHint: try cells[13].decode(String?.self),
+            eventIDHint: try cells[14].decode(String?.self), providerHint: try cells[15].decode(String?.self),
+            transcript: try cells[16].decode(String?.self), status: RecordingStatus(rawValue: status) ?? .pending,
+            failureReason: try cells[18].decode(String?.self), createdAt: date(milliseconds: try cells[19].decode(Int64.self)),
+            updatedAt: date(milliseconds: try cells[20].decode(Int64.self)),
+            warnings: SQLiteCatalog.warnings(fromJSON: try cells[21].decode(String?.self)))
+    }
+
+    /// Path states from rows of `path, recording_id, size, mtime, is_present`.
+    static func pathStates(_ rows: [PostgresRow]) throws -> [String: PathState] {
+        var states: [String: PathState] = [:]
+        for row in rows {
+            let (path, recordingID, size, modified, isPresent) = try row.decode((String, Int64, Int64?, Int64?, Bool).self)
+            states[path] = PathState(recordingID: recordingID, size: size ?? 0, modifiedMilliseconds: modified ?? 0, isPresent: isPresent)
+        }
+        return states
+    }
+}
+
+// MARK: - Search
+
+extension PostgresCatalog {
+    /// Re-indexes recordings for `steno search` (title, transcript, every path), as SQLite's
+    /// FTS5 table holds them: the lexemes are folded in Swift (`SearchLexemes`), so both
+    /// backends find the same words. Called by every write that stores recordings or paths,
+    /// in its transaction.
+    static func refreshRecordingSearch(_ tx: PostgresTransaction, ids: [Int64]) async throws {
+        guard !ids.isEmpty else { return }
+        let rows = try await tx.rows(
+            """
+            SELECT r.id, r.title, r.transcript,
+                (SELECT string_agg(path, ' ' ORDER BY path COLLATE "C") FROM recording_paths WHERE recording_id = r.id)
+            FROM recordings r WHERE r.id = ANY(\(ids))
+            """)
+        var (indexed, titles, transcripts, paths, lexemes) = ([Int64](), [String](), [String](), [String](), [String]())
+        for row in rows {
+            let (id, title, transcript, path) = try row.decode((Int64, String?, String?, String?).self)
+            indexed.append(id)
+            titles.append(title ?? "")
+            transcripts.append(transcript ?? "")
+            paths.append(path ?? "")
+            // A tsvector lexeme holds at most 2 KiB; a longer "word" (an encoded blob) is not
+            // something anyone searches for.
+            lexemes.append(SearchLexemes.lexemes([title, transcript, path]).filter { $0.utf8.count < 2048 }.joined(separator: " "))
+        }
+        // Lexemes never hold a space (they are runs of letters and digits), so one string each.
+        try await tx.execute(
+            """
+            INSERT INTO recording_search (recording_id, title, transcript, path, lexemes)
+            SELECT id, title, transcript, path, array_to_tsvector(string_to_array(words, ' '))
+            FROM unnest(\(indexed)::bigint[], \(titles)::text[], \(transcripts)::text[], \(paths)::text[], \(lexemes)::text[])
+                AS indexed (id, title, transcript, path, words)
+            ON CONFLICT (recording_id) DO UPDATE SET title = excluded.title, transcript = excluded.transcript,
+                path = excluded.path, lexemes = excluded.lexemes
+            """)
+    }
+}
