@@ -171,29 +171,9 @@ extension PostgresCatalog {
                 FROM unnest(\(ids)::bigint[], \(titles)::text[], \(attendees)::text[], \(lexemes)::text[]) AS t(id, title, people, words)
                 """)
         }
-        let recordings = try await tx.rows(
-            """
-            SELECT r.id, coalesce(r.title, ''), coalesce(r.transcript, ''),
-                coalesce((SELECT string_agg(p.path, ' ') FROM recording_paths p WHERE p.recording_id = r.id), '')
-            FROM recordings r
-            """)
-        for chunk in stride(from: 0, to: recordings.count, by: 1_000).map({ Array(recordings[$0..<min($0 + 1_000, recordings.count)]) }) {
-            var ids: [Int64] = [], titles: [String] = [], transcripts: [String] = [], paths: [String] = [], lexemes: [String] = []
-            for row in chunk {
-                let (id, title, transcript, path) = try row.decode((Int64, String, String, String).self)
-                ids.append(id)
-                titles.append(title)
-                transcripts.append(transcript)
-                paths.append(path)
-                lexemes.append(SearchLexemes.lexemes([title, transcript, path]).joined(separator: " "))
-            }
-            try await tx.execute(
-                """
-                INSERT INTO recording_search (recording_id, title, transcript, path, lexemes)
-                SELECT id, title, transcript, path, array_to_tsvector(string_to_array(words, ' '))
-                FROM unnest(\(ids)::bigint[], \(titles)::text[], \(transcripts)::text[], \(paths)::text[], \(lexemes)::text[])
-                    AS t(id, title, transcript, path, words)
-                """)
+        let recordingIDs = try await tx.rows("SELECT id FROM recordings ORDER BY id").map { try $0.decode(Int64.self) }
+        for start in stride(from: 0, to: recordingIDs.count, by: 1_000) {
+            try await refreshRecordingSearch(tx, ids: Array(recordingIDs[start..<min(start + 1_000, recordingIDs.count)]))
         }
     }
 }
