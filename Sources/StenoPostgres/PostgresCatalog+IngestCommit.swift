@@ -28,13 +28,13 @@ extension PostgresCatalog: IngestStore {
                     case .companion(let recordings):
                         entries.append(.companion(of: recordings))
                     case .retryAlone(let draft):
-                        entries.append(.retried(jobID: try await Self.enqueue(draft, in: tx, now: now).job.id))
+                        entries.append(.retried(jobID: try await Self.enqueue(draft, in: tx, now: now, notify: false).job.id))
                     }
                 }
                 written[index] = entries
                 // Queued with the outcomes they follow from, while the commit's jobs still run
                 // (a recording whose own job is in this commit keeps that one live job).
-                for draft in job.followUps { _ = try await Self.enqueue(draft, in: tx, now: now) }
+                for draft in job.followUps { _ = try await Self.enqueue(draft, in: tx, now: now, notify: false) }
             }
             let ids = Array(Set(recordingIDs)).sorted()
             try await Self.refreshRecordingSearch(tx, ids: ids)
@@ -48,7 +48,12 @@ extension PostgresCatalog: IngestStore {
                     throw JobQueueRules.staleLease(completion.claim)
                 }
             }
-            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) { _ = try await Self.enqueue(draft, in: tx, now: now) }
+            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) {
+                _ = try await Self.enqueue(draft, in: tx, now: now, notify: false)
+            }
+            // Once for whatever this commit queued (a notification without a new job only
+            // makes idle workers look).
+            try await Self.notifyJobArrival(tx)
             return assembly.ends
         }
     }

@@ -107,13 +107,20 @@ extension PostgresCatalog {
     @discardableResult
     public func release(_ claim: ClaimedJob, now: Date) async throws -> Bool {
         let nowMilliseconds = Self.milliseconds(now)
-        return try await row(
-            """
-            UPDATE jobs SET state = 'queued', attempts = GREATEST(0, attempts - 1), lease_owner = NULL, lease_expires_at = NULL,
-                updated_at = \(nowMilliseconds)
-            WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running'
-            RETURNING id
-            """) != nil
+        return try await transaction { tx in
+            guard
+                try await tx.row(
+                    """
+                    UPDATE jobs SET state = 'queued', attempts = GREATEST(0, attempts - 1), lease_owner = NULL,
+                        lease_expires_at = NULL, updated_at = \(nowMilliseconds)
+                    WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running'
+                    RETURNING id
+                    """) != nil
+            else { return false }
+            // Given back by a daemon that stops: another one's idle workers may take it.
+            try await Self.notifyJobArrival(tx)
+            return true
+        }
     }
 
     public func requeueExpiredLeases(now: Date) async throws -> Int {
@@ -127,26 +134,31 @@ extension PostgresCatalog {
     /// Requeues the running jobs whose lease expired by `expiredAt` or whose owner starts with
     /// `ownerPrefix` (a prefix, not a pattern: it may hold `%` or `_`); a job on its last
     /// attempt becomes `dead` instead, so a job that kills its worker every time cannot loop.
-    /// One statement, so a job is requeued or made dead once even when daemons race.
+    /// One update, so a job is requeued or made dead once even when daemons race.
     private func requeueLeases(expiredAt: Int64?, ownerPrefix: String?, why: String, now: Date) async throws -> Int {
         let nowMilliseconds = Self.milliseconds(now)
         // Every SET expression reads the row as it was, so `attempts >= max_attempts` decides
         // each column alike.
-        return try await rows(
-            """
-            UPDATE jobs SET
-                state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
-                last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' ' || \(why)::text
-                    || CASE WHEN attempts >= max_attempts THEN ' on the last attempt' ELSE '' END || ' (worker crashed or stalled)',
-                finished_at = CASE WHEN attempts >= max_attempts THEN \(nowMilliseconds) ELSE finished_at END,
-                run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE LEAST(run_at, \(nowMilliseconds)) END,
-                lease_owner = NULL, lease_expires_at = NULL, updated_at = \(nowMilliseconds)
-            WHERE state = 'running'
-              AND ((\(expiredAt)::bigint IS NOT NULL AND lease_expires_at <= \(expiredAt)::bigint)
-                   OR (\(ownerPrefix)::text IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix)::text)))
-            RETURNING id
-            """
-        ).count
+        return try await transaction { tx in
+            let requeued = try await tx.rows(
+                """
+                UPDATE jobs SET
+                    state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
+                    last_error = 'the lease of ' || COALESCE(lease_owner, '?') || ' ' || \(why)::text
+                        || CASE WHEN attempts >= max_attempts THEN ' on the last attempt' ELSE '' END || ' (worker crashed or stalled)',
+                    finished_at = CASE WHEN attempts >= max_attempts THEN \(nowMilliseconds) ELSE finished_at END,
+                    run_at = CASE WHEN attempts >= max_attempts THEN run_at ELSE LEAST(run_at, \(nowMilliseconds)) END,
+                    lease_owner = NULL, lease_expires_at = NULL, updated_at = \(nowMilliseconds)
+                WHERE state = 'running'
+                  AND ((\(expiredAt)::bigint IS NOT NULL AND lease_expires_at <= \(expiredAt)::bigint)
+                       OR (\(ownerPrefix)::text IS NOT NULL AND starts_with(lease_owner, \(ownerPrefix)::text)))
+                RETURNING id
+                """
+                ).count
+            // Claimable again (for jobs made dead, a notification only makes idle workers look).
+            if requeued > 0 { try await Self.notifyJobArrival(tx) }
+            return requeued
+        }
     }
 }
 

@@ -18,7 +18,8 @@ extension PostgresCatalog: JobQueueStore {
             // An earlier draft of the call is live by the time a later one is looked at, so a
             // repeated unique key is `.alreadyLive` like it would be one transaction later.
             var results: [EnqueueResult] = []
-            for draft in drafts { results.append(try await Self.enqueue(draft, in: tx, now: now)) }
+            for draft in drafts { results.append(try await Self.enqueue(draft, in: tx, now: now, notify: false)) }
+            if results.contains(where: \.isNew) { try await Self.notifyJobArrival(tx) }
             return results
         }
     }
@@ -46,6 +47,8 @@ extension PostgresCatalog: JobQueueStore {
         return try await transaction { tx in
             // Locked: a claim, completion or cancel of another daemon waits for this retry.
             let job = try await Self.lockJob(id: id, in: tx)
+            // Due now: idle workers of every daemon may take it.
+            try await Self.notifyJobArrival(tx)
             switch try JobQueueRules.retry(job) {
             case .makeDue:
                 return try Self.job(
@@ -101,8 +104,11 @@ extension PostgresCatalog {
     /// Enqueues a job inside the caller's transaction, so the job exists exactly when the
     /// caller's own changes do (e.g. a recording and the job that links it).
     ///
+    /// A job it adds notifies `steno_jobs` on commit, waking the idle workers of every daemon,
+    /// unless `notify` is false (a caller enqueuing many notifies once).
+    ///
     /// - Throws: `StoreError.invalid` for a bad draft.
-    static func enqueue(_ draft: JobDraft, in tx: PostgresTransaction, now: Date) async throws -> EnqueueResult {
+    static func enqueue(_ draft: JobDraft, in tx: PostgresTransaction, now: Date, notify: Bool = true) async throws -> EnqueueResult {
         let (kind, maxAttempts) = try JobQueueRules.checked(draft)
         try requireJSON(draft.payload, what: "payload")
         let nowMilliseconds = milliseconds(now)
@@ -121,6 +127,7 @@ extension PostgresCatalog {
                 RETURNING \(unescaped: JobQueueRules.columns)
                 """)
             {
+                if notify { try await notifyJobArrival(tx) }
                 return .enqueued(try job(row))
             }
             guard let key = draft.uniqueKey else { break }
@@ -166,6 +173,13 @@ extension PostgresCatalog {
             throw StoreError.failedPrecondition("a locked job was not updated")
         }
         return row
+    }
+
+    /// Tells the daemons listening on `steno_jobs` (``watchJobArrivals(_:)``) that a job may
+    /// be claimable, when the caller's transaction commits (the server sends one notification
+    /// per transaction however often this is called).
+    static func notifyJobArrival(_ tx: PostgresTransaction) async throws {
+        try await tx.execute("SELECT pg_notify(\(jobArrivalChannel), '')")
     }
 
     /// Checks JSON text before it is stored (the columns are TEXT, kept byte for byte).

@@ -76,6 +76,21 @@ struct PostgresJobQueueTests {
         #expect(tokens == Array(1...6))
     }
 
+    @Test func anotherDaemonHearsOfEnqueuedAndRequeuedJobs() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        let (arrivals, continuation) = AsyncStream.makeStream(of: Void.self)
+        let watcher = Task { try await catalogs[0].watchJobArrivals { continuation.yield() } }
+        defer { watcher.cancel() }
+        var heard = arrivals.makeAsyncIterator()
+        _ = await heard.next()  // listening now
+        _ = try await catalogs[1].enqueue([JobDraft(kind: "k"), JobDraft(kind: "k")])
+        #expect(await heard.next() != nil)
+        let claim = try #require(try await catalogs[1].claim(workerID: "w", kinds: nil, limits: [:], leaseDuration: .seconds(1), now: t0).first)
+        #expect(try await catalogs[1].release(claim, now: t0))
+        #expect(await heard.next() != nil)
+    }
+
     @Test func enqueueInsideAnotherTransactionCommitsAndRollsBackWithIt() async throws {
         let catalogs = try await daemons(1)
         let catalog = catalogs[0]

@@ -82,9 +82,9 @@ struct RecordingStoreTests {
         #expect(listed.map(\.id) == [failed.id])
     }
 
-    @Test func queriesFilterAndRespectVisibility() async throws {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    @Test(arguments: StoreBackend.available) func queriesFilterAndRespectVisibility(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let alice = try await catalog.addUser(UserDraft(name: "alice"))
         let bob = try await catalog.addUser(UserDraft(name: "bob"))
         var withTime = metadata
