@@ -29,9 +29,11 @@ struct CatalogStatusStoreTests {
             try await catalog.claim(workerID: "w", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: Date()).first)
         #expect(try await catalog.statistics().queueDepth == 2)
         #expect(try await catalog.complete([JobCompletion(claim: claimed, result: nil)], now: Date()) == [true])
+        _ = try await catalog.addUser(UserDraft(name: "bob"))
         let after = try await catalog.statistics()
         #expect(after.queueDepth == 1)
         #expect(after.counts["jobs"] == 2)
+        #expect(after.counts["users"] == 1)
     }
 
     @Test(.enabled(if: StoreBackend.postgresAvailable, "PostgreSQL is not installed (apt-get install postgresql)"))
