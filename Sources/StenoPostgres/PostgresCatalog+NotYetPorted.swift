@@ -85,11 +85,4 @@ extension PostgresCatalog {
     public func forgetSealedSecrets(reason: String, now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
 }
 
-// MARK: ScheduledJobStore (added after the port began; needs the PostgreSQL enqueue)
-extension PostgresCatalog {
-    public func enqueueScheduled(_ draft: JobDraft, schedule: String, fireTime: Date) async throws -> EnqueueResult? {
-        throw NotYetPorted.method(#function)
-    }
-}
-
 extension PostgresCatalog: CatalogStore {}

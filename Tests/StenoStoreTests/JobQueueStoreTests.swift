@@ -312,6 +312,19 @@ struct JobQueueStoreTests {
         await #expect(throws: StoreError.notFound(entity: "job", reference: "999")) { _ = try await catalog.cancelJob(id: 999, now: at(0)) }
     }
 
+    @Test(arguments: StoreBackend.available) func aScheduledFireTimeIsEnqueuedOnce(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
+        let draft = JobDraft(kind: "revalidate", uniqueKey: "schedule:revalidate")
+        let first = try #require(try await catalog.enqueueScheduled(draft, schedule: "schedule:revalidate", fireTime: at(0)))
+        #expect(first.isNew)
+        #expect(try await catalog.enqueueScheduled(draft, schedule: "schedule:revalidate", fireTime: at(0)) == nil)
+        // The next fire time while the first run is live finds that run.
+        #expect(try await catalog.enqueueScheduled(draft, schedule: "schedule:revalidate", fireTime: at(60)) == .alreadyLive(first.job))
+        #expect(try await catalog.enqueueScheduled(draft, schedule: "schedule:other", fireTime: at(0)) != nil)
+        #expect(try await catalog.jobs(state: nil, kind: "revalidate", afterID: nil, limit: 10).count == 1)
+    }
+
     @Test(arguments: StoreBackend.available) func listsFilterByStateAndKindAndPage(backend: StoreBackend) async throws {
         let opened = try await backend.open()
         let catalog = opened.store

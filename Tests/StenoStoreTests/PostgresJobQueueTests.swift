@@ -59,6 +59,25 @@ struct PostgresJobQueueTests {
         #expect(try await catalogs[0].jobs(state: nil, kind: nil, afterID: nil, limit: 100).count == 2)
     }
 
+    @Test func daemonsFiringOneScheduleTogetherEnqueueItOnce() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        let fireTime = t0
+        let results = try await withThrowingTaskGroup(of: EnqueueResult?.self) { group in
+            for attempt in 0..<8 {
+                let catalog = catalogs[attempt % 2]
+                group.addTask {
+                    try await catalog.enqueueScheduled(JobDraft(kind: "sync"), schedule: "schedule:sync", fireTime: fireTime)
+                }
+            }
+            var all: [EnqueueResult?] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.compactMap { $0 }.count == 1)
+        #expect(try await catalogs[0].jobs(state: nil, kind: "sync", afterID: nil, limit: 10).count == 1)
+    }
+
     @Test func aJobOfTwoDaemonsHasStrictlyIncreasingTokens() async throws {
         let catalogs = try await daemons(2)
         defer { catalogs.forEach { $0.close() } }
