@@ -11,29 +11,6 @@ enum NotYetPorted: Error, CustomStringConvertible {
     var description: String { switch self { case .method(let name): "\(name) is not available on PostgreSQL yet" } }
 }
 
-// MARK: CalendarStore
-extension PostgresCatalog: CalendarStore {
-    public func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount { throw NotYetPorted.method(#function) }
-    public func accounts(ownerID: Int64?) async throws -> [CalendarAccount] { throw NotYetPorted.method(#function) }
-    public func account(id: Int64) async throws -> CalendarAccount { throw NotYetPorted.method(#function) }
-    public func removeAccount(id: Int64) async throws -> CalendarAccount { throw NotYetPorted.method(#function) }
-    public func sealedSecret(accountID: Int64) async throws -> Data? { throw NotYetPorted.method(#function) }
-    public func replaceSecret(accountID: Int64, sealed: Data?) async throws { throw NotYetPorted.method(#function) }
-    public func updateSettings(accountID: Int64, settings: [String: String]) async throws { throw NotYetPorted.method(#function) }
-    public func saveAccountState(accountID: Int64, syncState: String?, capabilities: String?) async throws { throw NotYetPorted.method(#function) }
-    public func recordSyncResult(accountID: Int64, _ result: AccountSyncResult) async throws { throw NotYetPorted.method(#function) }
-    public func accountsDue(at now: Date) async throws -> [Int64] { throw NotYetPorted.method(#function) }
-    public func calendars(accountID: Int64?, ownerID: Int64?) async throws -> [CalendarInfo] { throw NotYetPorted.method(#function) }
-    public func resourceTags(accountID: Int64, calendarRemoteID: String) async throws -> [String: String?] { throw NotYetPorted.method(#function) }
-    public func resources(accountID: Int64, calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String> { throw NotYetPorted.method(#function) }
-    public func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary { throw NotYetPorted.method(#function) }
-    public func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws { throw NotYetPorted.method(#function) }
-    public func mirroredEvents(accountID: Int64, includeDeleted: Bool) async throws -> [MirroredEvent] { throw NotYetPorted.method(#function) }
-    public func eventSources(eventIDs: [Int64]) async throws -> [Int64: EventSource] { throw NotYetPorted.method(#function) }
-    public func eventSources(meetingID: Int64) async throws -> [EventSource] { throw NotYetPorted.method(#function) }
-    public func eventSource(accountID: Int64, calendarRemoteID: String, remoteID: String) async throws -> EventSource? { throw NotYetPorted.method(#function) }
-}
-
 // MARK: DeviceStore
 extension PostgresCatalog: DeviceStore {
     public func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord { throw NotYetPorted.method(#function) }
@@ -77,12 +54,6 @@ extension PostgresCatalog: MeetingStore {
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] { throw NotYetPorted.method(#function) }
     public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail { throw NotYetPorted.method(#function) }
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] { throw NotYetPorted.method(#function) }
-}
-
-// MARK: CalendarStore (sealed secrets, added to the protocol after the port began)
-extension PostgresCatalog {
-    public func accountsWithSealedSecrets() async throws -> [Int64] { throw NotYetPorted.method(#function) }
-    public func forgetSealedSecrets(reason: String, now: Date) async throws -> Int { throw NotYetPorted.method(#function) }
 }
 
 extension PostgresCatalog: CatalogStore {}

@@ -3,6 +3,7 @@ import GRDB
 import StenoCore
 import Testing
 
+@testable import StenoPostgres
 @testable import StenoStore
 
 /// The per-resource bookkeeping of the mirror (migration 0004): every resource a source
@@ -21,18 +22,18 @@ struct CalendarResourceStoreTests {
             end: start.addingTimeInterval(1800))
     }
 
-    func setUp() async throws -> (SQLiteCatalog, CalendarAccount, TemporaryCatalog) {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    func setUp(_ backend: StoreBackend) async throws -> (any CatalogStore & IngestStore, CalendarAccount, OpenedCatalog) {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let owner = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         let account = try await catalog.addAccount(
             CalendarAccountDraft(provider: .caldav, ownerID: owner.id, displayName: "https://dav.example/"), now: now)
-        return (catalog, account, temporary)
+        return (catalog, account, opened)
     }
 
-    @Test func aResourceWithoutOccurrencesInTheWindowKeepsItsETag() async throws {
-        let (catalog, account, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func aResourceWithoutOccurrencesInTheWindowKeepsItsETag(backend: StoreBackend) async throws {
+        let (catalog, account, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         // An event outside the window: the provider reports the resource with no occurrences.
         let changes = CalendarChangeSet(
             calendar: calendar, scope: .incremental,
@@ -64,17 +65,30 @@ struct CalendarResourceStoreTests {
         #expect(try await catalog.resourceTags(accountID: account.id, calendarRemoteID: calendar.remoteID) == ["/cal/work/new.ics": nil])
     }
 
-    @Test func anIncrementalChangeSetReadsOnlyTheResourcesItNames() async throws {
-        let (catalog, account, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func anIncrementalChangeSetReadsOnlyTheResourcesItNames(backend: StoreBackend) async throws {
+        let (catalog, account, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         let resources = (0..<50).map { ResourceUpdate(resource: "/cal/work/e\($0).ics", etag: "\"1\"", occurrences: [occurrence("e\($0)", at: Double($0))]) }
         _ = try await catalog.applyCalendarChanges(
             CalendarChangeSet(calendar: calendar, scope: .complete, updatedResources: resources), accountID: account.id, now: now)
-        let rows = try await catalog.writer.read { db in
-            let calendarID = try Int64.fetchOne(db, sql: "SELECT id FROM calendars") ?? 0
-            return try MirrorWriter(db: db, now: 0).existingRows(calendarID: calendarID, resources: ["/cal/work/e3.ics", "/cal/work/gone.ics"])
+        let named = ["/cal/work/e3.ics", "/cal/work/gone.ics"]
+        let calendarIDs = try await opened.column("SELECT CAST(id AS TEXT) FROM calendars").compactMap { $0.flatMap { Int64($0) } }
+        let calendarID = try #require(calendarIDs.first)
+        let rows: [String: Int]
+        switch catalog {
+        case let sqlite as SQLiteCatalog:
+            rows = try await sqlite.writer.read { db in
+                try MirrorWriter(db: db, now: 0).existingRows(calendarID: calendarID, resources: named).mapValues(\.count)
+            }
+        case let postgres as PostgresCatalog:
+            rows = try await postgres.transaction { tx in
+                try await PostgresMirrorWriter(tx: tx, now: 0).existingRows(calendarID: calendarID, resources: named).mapValues(\.count)
+            }
+        default:
+            Issue.record("no mirror writer for \(type(of: catalog))")
+            return
         }
-        #expect(rows.keys.sorted() == ["/cal/work/e3.ics"] && rows["/cal/work/e3.ics"]?.count == 1)
+        #expect(rows == ["/cal/work/e3.ics": 1])
 
         // Changing one resource incrementally leaves the others alone.
         var moved = occurrence("e3", at: 100)

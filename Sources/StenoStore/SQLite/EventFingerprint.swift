@@ -3,8 +3,8 @@ import StenoCore
 
 /// A 64-bit FNV-1a hash of everything the mirror stores about an occurrence, so a sync that
 /// reports an unchanged event writes nothing (and revalidation sees no change).
-enum EventFingerprint {
-    static func of(_ occurrence: EventOccurrence, etag: String?) -> Int64 {
+package enum EventFingerprint {
+    package static func of(_ occurrence: EventOccurrence, etag: String?) -> Int64 {
         var hash = FNV1a()
         hash.mix(etag)
         hash.mix(occurrence.iCalUID)

@@ -22,19 +22,10 @@ final class MirrorStatements {
                 "SELECT id FROM meetings WHERE identity = ?"
             case .upsertEvent:
                 """
-                INSERT INTO events (calendar_id, remote_id, ical_uid, series_uid, recurrence_id, meeting_id, title, starts_at, ends_at,
-                    time_zone, is_all_day, all_day_start, all_day_end, status, organizer_email, organizer_name, location,
-                    online_meeting_url, web_link, etag, deleted_at, updated_at, resource, fingerprint, organizer_response, change_seq)
+                INSERT INTO events (calendar_id, \(MirroredEventColumns.names), deleted_at, updated_at, resource, fingerprint,
+                    organizer_response, change_seq)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?)
-                ON CONFLICT(calendar_id, remote_id) DO UPDATE SET ical_uid = excluded.ical_uid, series_uid = excluded.series_uid,
-                    recurrence_id = excluded.recurrence_id, meeting_id = excluded.meeting_id, title = excluded.title,
-                    starts_at = excluded.starts_at, ends_at = excluded.ends_at, time_zone = excluded.time_zone,
-                    is_all_day = excluded.is_all_day, all_day_start = excluded.all_day_start, all_day_end = excluded.all_day_end,
-                    status = excluded.status, organizer_email = excluded.organizer_email, organizer_name = excluded.organizer_name,
-                    location = excluded.location, online_meeting_url = excluded.online_meeting_url, web_link = excluded.web_link,
-                    etag = excluded.etag, deleted_at = NULL, updated_at = excluded.updated_at, resource = excluded.resource,
-                    fingerprint = excluded.fingerprint, organizer_response = excluded.organizer_response,
-                    change_seq = excluded.change_seq
+                ON CONFLICT(calendar_id, remote_id) DO UPDATE SET \(MirroredEventColumns.upsertAssignments)
                 """
             case .eventByRemoteID:
                 "SELECT id FROM events WHERE calendar_id = ? AND remote_id = ?"

@@ -211,7 +211,8 @@ struct MirrorWriter {
         for occurrence in update.occurrences {
             let previous = leftover.removeValue(forKey: occurrence.remoteID)
             let fingerprint = EventFingerprint.of(occurrence, etag: update.etag)
-            if let previous, !previous.isDeleted, previous.fingerprint == fingerprint {
+            let outcome = MirroredEventColumns.outcome(fingerprint: fingerprint, previous: previous.map { ($0.fingerprint, $0.isDeleted) })
+            if outcome == .unchanged {
                 summary.unchanged += 1
                 continue
             }
@@ -221,7 +222,7 @@ struct MirrorWriter {
                 meetingID: meetingID)
             // A row just inserted has no attendees to replace.
             try replaceAttendees(eventID: eventID, occurrence.attendees, organizer: occurrence.organizer?.email, replacing: previous != nil)
-            if previous == nil || previous?.isDeleted == true { summary.inserted += 1 } else { summary.updated += 1 }
+            if outcome == .inserted { summary.inserted += 1 } else { summary.updated += 1 }
             summary.touchedMeetingIDs.insert(meetingID)
             if let old = previous?.meetingID, old != meetingID { summary.touchedMeetingIDs.insert(old) }
         }
@@ -258,36 +259,13 @@ struct MirrorWriter {
     mutating func upsertEvent(
         _ occurrence: EventOccurrence, calendarID: Int64, resource: String, etag: String?, fingerprint: Int64, meetingID: Int64
     ) throws -> Int64 {
-        let stored = StoredEventKeys.columns(occurrence, resource: resource)
         var statement = try statements(.upsertEvent)
         statement.bind(calendarID)
-        statement.bind(occurrence.remoteID)
-        statement.bind(occurrence.iCalUID)
-        statement.bind(stored.seriesUID)
-        statement.bind(occurrence.recurrenceID.map(SQLiteCatalog.milliseconds))
-        statement.bind(meetingID)
-        statement.bind(occurrence.title)
-        statement.bind(SQLiteCatalog.milliseconds(occurrence.start))
-        statement.bind(SQLiteCatalog.milliseconds(occurrence.end))
-        statement.bind(occurrence.timeZone)
-        statement.bind(occurrence.isAllDay)
-        statement.bind(occurrence.allDayStart)
-        statement.bind(occurrence.allDayEnd)
-        statement.bind(occurrence.status.rawValue)
-        statement.bind(occurrence.organizer?.email)
-        statement.bind(occurrence.organizer?.name)
-        statement.bind(occurrence.location)
-        statement.bind(occurrence.onlineMeetingURL)
-        statement.bind(occurrence.webLink)
-        statement.bind(etag)
+        MirroredEventColumns.add(occurrence, meetingID: meetingID, etag: etag, resource: resource, to: &statement)
         statement.bind(now)
-        statement.bind(stored.resource)
+        statement.bind(StoredEventKeys.columns(occurrence, resource: resource).resource)
         statement.bind(fingerprint)
-        // The organizer's own answer: their entry among the attendees when the source listed
-        // them there (it is not stored as an attendee row), else the organizer's.
-        statement.bind(occurrence.organizer.map { organizer in
-            (occurrence.attendees.first { $0.email == organizer.email } ?? organizer).response.rawValue
-        })
+        statement.bind(MirroredEventColumns.organizerResponse(occurrence))
         statement.bind(try clock.next(db))
         if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
         var lookup = try statements(.eventByRemoteID)

@@ -4,7 +4,7 @@ import StenoCore
 import StenoJSON
 
 extension SQLiteCatalog {
-    static let accountColumns = """
+    package static let accountColumns = """
         id, provider, owner_id, display_name, settings, secret IS NOT NULL AS has_secret, sync_state, capabilities,
         health, last_success_at, last_error, last_error_at, next_sync_at, created_at
         """
@@ -144,8 +144,7 @@ extension SQLiteCatalog {
     }
 
     static func account(_ row: Row) -> CalendarAccount {
-        let settingsText: String = row["settings"]
-        let settings = (try? JSONValueDecoder().decode([String: String].self, from: JSONValue.parse(settingsText))) ?? [:]
+        let settings = decodeSettings(row["settings"])
         return CalendarAccount(
             id: row["id"],
             provider: CalendarProviderKind(rawValue: row["provider"]) ?? .ics,
@@ -163,7 +162,13 @@ extension SQLiteCatalog {
             createdAt: date(milliseconds: row["created_at"]))
     }
 
-    static func encodeSettings(_ settings: [String: String]) throws -> String {
+    /// An account's settings as the `settings` column stores them (JSON, on both backends).
+    package static func encodeSettings(_ settings: [String: String]) throws -> String {
         JSONValue.object(settings.mapValues(JSONValue.string)).serializedString
+    }
+
+    /// The settings of a `settings` column; none when it cannot be read.
+    package static func decodeSettings(_ text: String) -> [String: String] {
+        (try? JSONValueDecoder().decode([String: String].self, from: JSONValue.parse(text))) ?? [:]
     }
 }

@@ -101,7 +101,7 @@ extension SQLiteCatalog {
 
     /// The organizer of an events row: not one of its attendee rows (migration 0012), first
     /// in its attendee list; their answer is `accepted` unless one was recorded.
-    static func organizer(email: String?, name: String?, response: String?) -> Attendee? {
+    package static func organizer(email: String?, name: String?, response: String?) -> Attendee? {
         email.map { Attendee(email: $0, name: name, role: .organizer, response: response.flatMap(AttendeeResponse.init(rawValue:)) ?? .accepted) }
     }
 

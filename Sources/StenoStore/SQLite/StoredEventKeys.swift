@@ -7,11 +7,11 @@ import StenoCore
 /// Its iCalUID is indexed only where its meeting's identity cannot stand in for it (migration
 /// 0011): a single event whose series UID is its iCalUID is the meeting of that identity, and
 /// lookups reach it through `meetings.identity`, which holds the same long key.
-enum StoredEventKeys {
+package enum StoredEventKeys {
     /// The source object holding the event.
-    static let resource = "coalesce(e.resource, e.remote_id)"
+    package static let resource = "coalesce(e.resource, e.remote_id)"
     /// The series' UID.
-    static let seriesUID = "coalesce(e.series_uid, e.ical_uid)"
+    package static let seriesUID = "coalesce(e.series_uid, e.ical_uid)"
     /// The rows in `events_ical_uid`; a lookup by iCalUID repeats it, so SQLite can use the
     /// (partial) index.
     static let iCalUIDIndexed = "(series_uid IS NOT NULL OR recurrence_id IS NOT NULL)"
@@ -21,7 +21,7 @@ enum StoredEventKeys {
     /// A row without series UID or recurrence id is left out of the iCalUID index, so one
     /// whose meeting identity is not its iCalUID stores its series UID even when it repeats
     /// the iCalUID (no source maps an event that way today; the rule does not rely on it).
-    static func columns(_ occurrence: EventOccurrence, resource: String) -> (resource: String?, seriesUID: String?) {
+    package static func columns(_ occurrence: EventOccurrence, resource: String) -> (resource: String?, seriesUID: String?) {
         let foundThroughMeeting = occurrence.recurrenceID != nil || occurrence.iCalUID == nil
             || occurrence.meetingIdentity == occurrence.iCalUID
         let seriesUID = occurrence.seriesUID == occurrence.iCalUID && foundThroughMeeting ? nil : occurrence.seriesUID ?? occurrence.iCalUID
