@@ -25,35 +25,4 @@ extension PostgresCatalog: DeviceStore {
     public func eventChanges(_ query: EventChangesQuery) async throws -> EventChangesPage { throw NotYetPorted.method(#function) }
 }
 
-// MARK: LinkStore
-extension PostgresCatalog: LinkStore {
-    public func linkFacts(recordingID: Int64) async throws -> (facts: RecordingLinkFacts, ownerID: Int64?)? { throw NotYetPorted.method(#function) }
-    public func linkCandidates(ownerID: Int64?, window: DateInterval) async throws -> [LinkCandidate] { throw NotYetPorted.method(#function) }
-    public func linkCandidateSpans(ownerID: Int64?, window: DateInterval) async throws -> [EventSpan] { throw NotYetPorted.method(#function) }
-    public func identityCandidates(iCalUID: String?, eventID: String?, ownerID: Int64?) async throws -> [LinkCandidate] { throw NotYetPorted.method(#function) }
-    public func meetingEvents(meetingID: Int64, exceptEventID: Int64?, ownerID: Int64?) async throws -> [LinkCandidate] { throw NotYetPorted.method(#function) }
-    public func liveEvent(id: Int64, ownerID: Int64?) async throws -> LinkCandidate? { throw NotYetPorted.method(#function) }
-    public func link(recordingID: Int64) async throws -> ExistingLink? { throw NotYetPorted.method(#function) }
-    public func saveLink(_ update: LinkUpdate) async throws { throw NotYetPorted.method(#function) }
-    public func saveLinks(_ updates: [LinkUpdate]) async throws { throw NotYetPorted.method(#function) }
-    public func linkFacts(recordingIDs: [Int64]) async throws -> [Int64: (facts: RecordingLinkFacts, ownerID: Int64?)] { throw NotYetPorted.method(#function) }
-    public func links(recordingIDs: [Int64]) async throws -> [Int64: ExistingLink] { throw NotYetPorted.method(#function) }
-    public func liveEvents(ids: [Int64], ownerID: Int64?) async throws -> [Int64: LinkCandidate] { throw NotYetPorted.method(#function) }
-    public func meetingEvents(meetingIDs: [Int64], ownerID: Int64?) async throws -> [Int64: [LinkCandidate]] { throw NotYetPorted.method(#function) }
-    public func unsettledRecordings(recordedWithin window: DateInterval?) async throws -> [Int64] { throw NotYetPorted.method(#function) }
-    public func linksTouchedByEvents(changedSince since: Date) async throws -> [Int64] { throw NotYetPorted.method(#function) }
-    public func linkedRecordings() async throws -> [Int64] { throw NotYetPorted.method(#function) }
-    public func changedEventSpan(since: Date) async throws -> DateInterval? { throw NotYetPorted.method(#function) }
-    public func links(state: LinkState?, visibleTo userID: Int64?, afterRecordingID: Int64?, limit: Int) async throws -> [LinkSummary] { throw NotYetPorted.method(#function) }
-    public func linkAttendees(recordingID: Int64) async throws -> [Attendee] { throw NotYetPorted.method(#function) }
-    public func linkHistory(recordingID: Int64) async throws -> [LinkHistoryEntry] { throw NotYetPorted.method(#function) }
-}
-
-// MARK: MeetingStore
-extension PostgresCatalog: MeetingStore {
-    public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] { throw NotYetPorted.method(#function) }
-    public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail { throw NotYetPorted.method(#function) }
-    public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] { throw NotYetPorted.method(#function) }
-}
-
 extension PostgresCatalog: CatalogStore {}

@@ -33,7 +33,7 @@ extension SQLiteCatalog {
     }
 
     /// Splits updates into rounds in which every recording appears once, keeping their order.
-    static func rounds(_ updates: [LinkUpdate]) -> [[LinkUpdate]] {
+    package static func rounds(_ updates: [LinkUpdate]) -> [[LinkUpdate]] {
         var rounds: [[LinkUpdate]] = []
         var seen: [Set<Int64>] = []
         for update in updates {

@@ -26,16 +26,7 @@ extension SQLiteCatalog {
     /// The candidate of a row of ``candidateSelect``. Columns are read by position: bulk
     /// linking decodes millions of rows, and a lookup by name costs more than the query.
     static func candidate(_ row: Row) -> LinkCandidate {
-        let relation: LinkCandidate.OwnerRelation
-        if (row[13] as Bool?) == true {
-            relation = .organizer
-        } else if let response = (row[14] as String?).flatMap(AttendeeResponse.init(rawValue:)) {
-            relation = .attendee(response)
-        } else if (row[12] as Bool?) == true {
-            relation = .ownCalendar
-        } else {
-            relation = .unrelated
-        }
+        let relation = LinkCandidate.OwnerRelation(own: row[12], organizes: row[13], response: row[14])
         return LinkCandidate(
             meetingID: row[1], eventID: row[0], eventRemoteID: row[2], iCalUID: row[3], seriesUID: row[4], meetingIdentity: row[5],
             title: row[6], start: date(milliseconds: row[7]), end: date(milliseconds: row[8]), isAllDay: row[9],
@@ -367,5 +358,21 @@ extension SQLiteCatalog {
     /// Id lists cut to a size SQLite's parameter limit takes.
     static func chunks(_ ids: [Int64], size: Int = 500) -> [[Int64]] {
         stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min($0 + size, ids.count)]) }
+    }
+}
+
+extension LinkCandidate.OwnerRelation {
+    /// The relation of a candidate row: organiser before invitee (with the answer) before own
+    /// calendar. Shared by both catalogs.
+    package init(own: Bool?, organizes: Bool?, response: String?) {
+        if organizes == true {
+            self = .organizer
+        } else if let response = response.flatMap(AttendeeResponse.init(rawValue:)) {
+            self = .attendee(response)
+        } else if own == true {
+            self = .ownCalendar
+        } else {
+            self = .unrelated
+        }
     }
 }

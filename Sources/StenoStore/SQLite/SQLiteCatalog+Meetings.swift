@@ -25,8 +25,7 @@ extension SQLiteCatalog {
             }
             if let title = query.titleContains {
                 conditions.append("m.title LIKE :title ESCAPE '\\'")
-                arguments["title"] = "%" + title.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                    .replacingOccurrences(of: "_", with: "\\_") + "%"
+                arguments["title"] = Self.likePattern(containing: title)
             }
             if let recorded = query.recorded {
                 conditions.append(
@@ -96,9 +95,29 @@ extension SQLiteCatalog {
                 arguments: [id]
             ).map(attendee)
         }
+        return distinctAttendees(live)
+    }
+
+    /// A `LIKE … ESCAPE '\\'` pattern matching text that contains `text`. Shared by both catalogs.
+    package static func likePattern(containing text: String) -> String {
+        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    /// One attendee per email (the first given), organizers first, then by email. Shared by
+    /// both catalogs.
+    package static func distinctAttendees(_ attendees: [Attendee]) -> [Attendee] {
         var seen = Set<String>()
-        let unique = live.filter { seen.insert($0.email).inserted }
+        let unique = attendees.filter { seen.insert($0.email).inserted }
         return unique.sorted { ($0.role == .organizer ? 0 : 1, $0.email) < ($1.role == .organizer ? 0 : 1, $1.email) }
+    }
+
+    /// A meeting's organizer: their entry among the attendees, else one made from the event's
+    /// organizer columns. Shared by both catalogs.
+    package static func meetingOrganizer(email: String?, name: String?, response: String?, attendees: [Attendee]) -> Attendee? {
+        email.flatMap { email in
+            attendees.first { $0.email == email.lowercased() } ?? organizer(email: email, name: name, response: response)
+        }
     }
 
     static func meetingSummary(_ db: Database, id: Int64) throws -> MeetingSummary {
@@ -124,23 +143,26 @@ extension SQLiteCatalog {
         return MeetingSummary(
             id: id, title: meeting["title"], start: (meeting["starts_at"] as Int64?).map(date(milliseconds:)),
             end: (meeting["ends_at"] as Int64?).map(date(milliseconds:)),
-            organizer: organizerEmail.flatMap { email in
-                attendees.first { $0.email == email.lowercased() }
-                    ?? organizer(email: email, name: event?["organizer_name"], response: event?["organizer_response"])
-            },
+            organizer: meetingOrganizer(
+                email: organizerEmail, name: event?["organizer_name"], response: event?["organizer_response"], attendees: attendees),
             attendeeCount: attendees.count, recordings: recordings, location: event?["location"],
             onlineMeetingURL: event?["online_meeting_url"], isCancelled: live > 0 && active == 0, isGone: live == 0)
     }
 
-    public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
-        let match: String
+    /// The words of a search: nil when the text has none; `.invalid` beyond `SearchTerms`'
+    /// bounds. Shared by both catalogs.
+    package static func searchTerms(_ text: String) throws -> SearchTerms? {
         do {
-            match = try SearchTerms(text).matchExpression
+            return try SearchTerms(text)
         } catch .noWords {
-            return []
+            return nil
         } catch {
             throw StoreError.invalid(error.description)
         }
+    }
+
+    public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
+        guard let match = try Self.searchTerms(text)?.matchExpression else { return [] }
         return try await writer.read { db in
             let meetings = try Row.fetchAll(
                 db,

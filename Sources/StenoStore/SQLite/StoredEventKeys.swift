@@ -14,7 +14,7 @@ package enum StoredEventKeys {
     package static let seriesUID = "coalesce(e.series_uid, e.ical_uid)"
     /// The rows in `events_ical_uid`; a lookup by iCalUID repeats it, so SQLite can use the
     /// (partial) index.
-    static let iCalUIDIndexed = "(series_uid IS NOT NULL OR recurrence_id IS NOT NULL)"
+    package static let iCalUIDIndexed = "(series_uid IS NOT NULL OR recurrence_id IS NOT NULL)"
 
     /// What the resource and series UID columns hold for an occurrence.
     ///

@@ -1,0 +1,157 @@
+import Foundation
+import PostgresNIO
+import StenoCore
+import StenoStore
+
+/// Meetings with their attendees and recordings, visibility enforced in the queries (the
+/// fragments of SQLiteCatalog+Visibility.swift, which are the same SQL here). A listing reads
+/// one snapshot (`REPEATABLE READ`) and builds all its summaries with four set-based queries,
+/// not four per meeting: each query is a round trip to the server.
+extension PostgresCatalog: MeetingStore {
+    public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
+        try await snapshot { tx in
+            let ids = try await tx.rows(
+                .numbered(
+                    """
+                    SELECT m.id FROM meetings m
+                    WHERE \(SQLiteCatalog.meetingVisible(to: "$1::bigint"))
+                      AND ($2::bigint IS NULL OR m.starts_at >= $2::bigint)
+                      AND ($3::bigint IS NULL OR m.starts_at < $3::bigint)
+                      AND ($4::citext IS NULL OR EXISTS (
+                            SELECT 1 FROM events e WHERE e.meeting_id = m.id
+                            AND (e.organizer_email = $4::citext
+                                 OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = $4::citext))))
+                      AND ($5::text IS NULL OR m.title ILIKE $5::text ESCAPE '\\')
+                      AND ($6::boolean IS NULL OR $6::boolean = EXISTS (
+                            SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
+                    ORDER BY m.starts_at NULLS FIRST, m.id LIMIT $7 OFFSET $8
+                    """,
+                    [
+                        query.visibleTo, query.from.map(Self.milliseconds), query.to.map(Self.milliseconds), query.withEmail,
+                        query.titleContains.map(SQLiteCatalog.likePattern(containing:)), query.recorded, Int64(max(0, query.limit)),
+                        Int64(max(0, query.offset)),
+                    ])
+            ).map { try $0.decode(Int64.self) }
+            let summaries = try await Self.meetingSummaries(tx, ids: ids)
+            return ids.compactMap { summaries[$0] }
+        }
+    }
+
+    public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail {
+        try await snapshot { tx in
+            guard
+                try await tx.row(
+                    .numbered("SELECT 1 FROM meetings m WHERE m.id = $2 AND \(SQLiteCatalog.meetingVisible(to: "$1::bigint"))", [userID, id])
+                ) != nil, let summary = try await Self.meetingSummaries(tx, ids: [id])[id]
+            else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
+            let recordings = try await tx.rows(
+                """
+                SELECT r.id, r.title, r.recorded_at, r.duration, u.name::text, l.state, l.method, l.score
+                FROM links l JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
+                WHERE l.meeting_id = \(id) AND l.state IN ('linked', 'orphaned') ORDER BY r.recorded_at NULLS FIRST, r.id
+                """
+            ).map { row in
+                let (id, title, recordedAt, duration, owner, state, method, score) = try row.decode(
+                    (Int64, String?, Int64?, Double?, String?, String, String?, Double?).self)
+                return MeetingRecording(
+                    id: id, title: title, recordedAt: recordedAt.map(Self.date(milliseconds:)), duration: duration, owner: owner,
+                    state: LinkState(rawValue: state) ?? .linked, method: method.flatMap(LinkMethod.init(rawValue:)), score: score)
+            }
+            return MeetingDetail(meeting: summary, attendees: try await Self.meetingAttendees(tx, ids: [id])[id] ?? [], recordings: recordings)
+        }
+    }
+
+    /// Runs `body` on one read-only snapshot, so a meeting's parts agree with each other.
+    func snapshot<Result: Sendable>(_ body: (PostgresTransaction) async throws -> Result) async throws -> Result {
+        try await transaction { tx in
+            try await tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            return try await body(tx)
+        }
+    }
+
+    /// The summaries of the meetings that exist among `ids`.
+    static func meetingSummaries(_ tx: PostgresTransaction, ids: [Int64]) async throws -> [Int64: MeetingSummary] {
+        guard !ids.isEmpty else { return [:] }
+        // The organizer, place and link come from the latest live event (else the latest one).
+        var latest: [Int64: (email: String?, name: String?, response: String?, location: String?, url: String?, live: Int64, active: Int64)] = [:]
+        for row in try await tx.rows(
+            """
+            SELECT DISTINCT ON (e.meeting_id) e.meeting_id, e.organizer_email::text, e.organizer_name, e.organizer_response, e.location,
+                e.online_meeting_url,
+                count(*) FILTER (WHERE e.deleted_at IS NULL) OVER meeting,
+                count(*) FILTER (WHERE e.deleted_at IS NULL AND e.status <> 'cancelled') OVER meeting
+            FROM events e WHERE e.meeting_id = ANY(\(ids))
+            WINDOW meeting AS (PARTITION BY e.meeting_id)
+            ORDER BY e.meeting_id, e.deleted_at IS NOT NULL, e.updated_at DESC, e.id DESC
+            """)
+        {
+            let (meeting, email, name, response, location, url, live, active) = try row.decode(
+                (Int64, String?, String?, String?, String?, String?, Int64, Int64).self)
+            latest[meeting] = (email, name, response, location, url, live, active)
+        }
+        var recordings: [Int64: [Int64]] = [:]
+        for row in try await tx.rows(
+            """
+            SELECT meeting_id, recording_id FROM links WHERE meeting_id = ANY(\(ids)) AND state IN ('linked', 'orphaned')
+            ORDER BY recording_id
+            """)
+        {
+            let (meeting, recording) = try row.decode((Int64, Int64).self)
+            recordings[meeting, default: []].append(recording)
+        }
+        let attendees = try await meetingAttendees(tx, ids: ids)
+        var summaries: [Int64: MeetingSummary] = [:]
+        for row in try await tx.rows("SELECT id, title, starts_at, ends_at FROM meetings WHERE id = ANY(\(ids))") {
+            let (id, title, start, end) = try row.decode((Int64, String, Int64?, Int64?).self)
+            let event = latest[id]
+            let meetingAttendees = attendees[id] ?? []
+            summaries[id] = MeetingSummary(
+                id: id, title: title, start: start.map(date(milliseconds:)), end: end.map(date(milliseconds:)),
+                organizer: SQLiteCatalog.meetingOrganizer(
+                    email: event?.email, name: event?.name, response: event?.response, attendees: meetingAttendees),
+                attendeeCount: meetingAttendees.count, recordings: recordings[id] ?? [], location: event?.location,
+                onlineMeetingURL: event?.url, isCancelled: (event?.live ?? 0) > 0 && event?.active == 0, isGone: (event?.live ?? 0) == 0)
+        }
+        return summaries
+    }
+
+    /// Attendees by meeting: from the live events, each event's organizer first (one per email,
+    /// from the latest event), else from the links' cache.
+    static func meetingAttendees(_ tx: PostgresTransaction, ids: [Int64]) async throws -> [Int64: [Attendee]] {
+        var live: [Int64: [Attendee]] = [:]
+        for row in try await tx.rows(
+            """
+            SELECT meeting_id, email::text, name, role, response FROM (
+                SELECT e.meeting_id, e.updated_at, e.id, 0 AS kind, e.organizer_email AS email, e.organizer_name AS name,
+                    'organizer' AS role, coalesce(e.organizer_response, 'accepted') AS response
+                FROM events e WHERE e.meeting_id = ANY(\(ids)) AND e.deleted_at IS NULL AND e.organizer_email IS NOT NULL
+                UNION ALL
+                SELECT e.meeting_id, e.updated_at, e.id, 1, ea.email, ea.name, ea.role, ea.response
+                FROM event_attendees ea JOIN events e ON e.id = ea.event_id WHERE e.meeting_id = ANY(\(ids)) AND e.deleted_at IS NULL) x
+            ORDER BY meeting_id, updated_at DESC, id DESC, kind
+            """)
+        {
+            let (meeting, email, name, role, response) = try row.decode((Int64, String, String?, String, String).self)
+            live[meeting, default: []].append(storedAttendee(email: email, name: name, role: role, response: response))
+        }
+        let withoutEvents = ids.filter { live[$0] == nil }
+        if !withoutEvents.isEmpty {
+            for row in try await tx.rows(
+                """
+                SELECT l.meeting_id, la.email::text, la.name, la.role, la.response
+                FROM link_attendees la JOIN links l ON l.recording_id = la.recording_id
+                WHERE l.meeting_id = ANY(\(withoutEvents)) ORDER BY l.meeting_id, l.recording_id, la.email
+                """)
+            {
+                let (meeting, email, name, role, response) = try row.decode((Int64, String, String?, String, String).self)
+                live[meeting, default: []].append(storedAttendee(email: email, name: name, role: role, response: response))
+            }
+        }
+        return live.mapValues(SQLiteCatalog.distinctAttendees)
+    }
+
+    /// An attendee from its stored columns.
+    static func storedAttendee(email: String, name: String?, role: String, response: String) -> Attendee {
+        Attendee(email: email, name: name, role: AttendeeRole(rawValue: role) ?? .required, response: AttendeeResponse(rawValue: response) ?? .none)
+    }
+}
