@@ -197,4 +197,29 @@ struct LinkStoreTests {
         #expect(span.start == MeetingFixture.t0 && span.end == MeetingFixture.at(minutes: 420))
         #expect(try await store.changedEventSpan(since: MeetingFixture.at(minutes: 1)) == nil)
     }
+
+    @Test(arguments: StoreBackend.available)
+    func concurrentWritesOfOneLinkKeepAnUnbrokenHistory(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        // Daemons relinking the same recording at once: each change's "from" is the change before it.
+        let targets: [String?] = ["q1", nil, "carol:design", "q1", nil, "design", "q1", nil]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, target) in (targets + targets).enumerated() {
+                let update = f.update(
+                    f.aliceRecording, to: target, state: target == nil ? .unlinked : .linked, method: target == nil ? nil : .overlap,
+                    action: "change \(index)")
+                group.addTask { try await store.saveLink(update) }
+            }
+            try await group.waitForAll()
+        }
+        let history = try await store.linkHistory(recordingID: f.aliceRecording)
+        #expect(history.count == 2 * targets.count && history.first?.fromState == nil)
+        for (before, after) in zip(history, history.dropFirst()) {
+            #expect(after.fromState == before.toState && after.fromMeeting == before.toMeeting)
+        }
+        let link = try #require(try await store.link(recordingID: f.aliceRecording))
+        #expect(link.state == history.last?.toState && link.meetingID == history.last?.toMeeting)
+    }
 }
