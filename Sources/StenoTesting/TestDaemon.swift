@@ -12,7 +12,9 @@ public final class TestDaemon: @unchecked Sendable {
     public let root: String
     public var socketPath: String { root + "/stenod.sock" }
     public var dataDirectory: String { root + "/data" }
-    public var inboxDirectory: String { root + "/inbox" }
+    /// The watched inbox: in ``root`` unless the daemon shares another's.
+    public var inboxDirectory: String { sharedInbox ?? root + "/inbox" }
+    private let sharedInbox: String?
     public var configPath: String { root + "/stenod.toml" }
     public var logPath: String { root + "/stenod.log" }
     /// The daemon binary.
@@ -26,9 +28,11 @@ public final class TestDaemon: @unchecked Sendable {
     /// - Parameters:
     ///   - config: extra TOML lines for `stenod.toml` (the socket, data folder and inbox are set by flags).
     ///   - arguments: extra command-line arguments.
-    public init(config: String = "", arguments: [String] = [], environment: [String: String] = [:]) throws {
+    ///   - inbox: an inbox folder outside ``root``, for daemons that share one.
+    public init(config: String = "", arguments: [String] = [], environment: [String: String] = [:], inbox: String? = nil) throws {
         self.executable = try Self.executable(named: "stenod")
         self.root = try Self.makeTemporaryDirectory()
+        self.sharedInbox = inbox
         self.extraArguments = arguments
         self.environment = environment
         // Another uid may need to reach the socket in tests (setpriv): let it traverse the folder.
