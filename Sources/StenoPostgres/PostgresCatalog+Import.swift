@@ -78,21 +78,29 @@ extension PostgresCatalog {
             let (name, type) = try row.decode((String, String).self)
             types[name] = type
         }
-        // Columns both sides have (a SQLite catalog may lack none; extra PostgreSQL columns keep their defaults).
-        let columns = layout.columns.filter { types[$0] != nil }
+        // The source's columns under their names here. A `position` column that SQLite lacks
+        // stands for SQLite's insertion order (its rowid): a user's emails keep their order.
+        var sourceColumns = layout.columns
+        var targetColumns = layout.columns
+        if types["position"] != nil, !layout.columns.contains("position") {
+            sourceColumns.append("rowid")
+            targetColumns.append("position")
+        }
+        // Columns both sides have (extra PostgreSQL columns keep their defaults).
+        let columns = targetColumns.filter { types[$0] != nil }
         let batch = batchSize(columns: columns.count)
         var cursor: [CatalogValue]?
         var copied: Int64 = 0
         while true {
             let page = try await source.exportPage(
-                of: table, columns: layout.columns, primaryKey: layout.primaryKey, after: cursor, limit: batch)
+                of: table, columns: sourceColumns, primaryKey: layout.primaryKey, after: cursor, limit: batch)
             guard let last = page.last else { break }
             cursor = Array(last.suffix(layout.primaryKey.count))
             var binds = PostgresBindings(capacity: page.count * columns.count)
             var tuples: [String] = []
             for row in page {
                 var placeholders: [String] = []
-                for (index, name) in layout.columns.enumerated() {
+                for (index, name) in targetColumns.enumerated() {
                     guard let type = types[name] else { continue }
                     try bind(row[index], as: type, column: "\(table).\(name)", into: &binds)
                     placeholders.append("$\(binds.count)")
@@ -148,28 +156,11 @@ extension PostgresCatalog {
 
     /// Fills both search tables from the copied meetings, attendees, recordings and paths.
     private static func rebuildSearch(in tx: PostgresTransaction) async throws {
-        let meetings = try await tx.rows(
-            """
-            SELECT m.id, m.title,
-                coalesce((SELECT string_agg(coalesce(a.name, '') || ' ' || a.email, ' ')
-                          FROM event_attendees a JOIN events e ON e.id = a.event_id WHERE e.meeting_id = m.id), '')
-            FROM meetings m
-            """)
-        for chunk in stride(from: 0, to: meetings.count, by: 1_000).map({ Array(meetings[$0..<min($0 + 1_000, meetings.count)]) }) {
-            var ids: [Int64] = [], titles: [String] = [], attendees: [String] = [], lexemes: [String] = []
-            for row in chunk {
-                let (id, title, people) = try row.decode((Int64, String, String).self)
-                ids.append(id)
-                titles.append(title)
-                attendees.append(people)
-                lexemes.append(SearchLexemes.lexemes([title, people]).joined(separator: " "))
-            }
-            try await tx.execute(
-                """
-                INSERT INTO meeting_search (meeting_id, title, attendees, lexemes)
-                SELECT id, title, people, array_to_tsvector(string_to_array(words, ' '))
-                FROM unnest(\(ids)::bigint[], \(titles)::text[], \(attendees)::text[], \(lexemes)::text[]) AS t(id, title, people, words)
-                """)
+        // The same indexing the mirror and ingest keep up, a thousand rows at a time.
+        let meetingIDs = try await tx.rows("SELECT id FROM meetings ORDER BY id").map { try $0.decode(Int64.self) }
+        let writer = PostgresMirrorWriter(tx: tx, now: milliseconds(Date()))
+        for start in stride(from: 0, to: meetingIDs.count, by: 1_000) {
+            try await writer.refreshSearch(meetingIDs: Set(meetingIDs[start..<min(start + 1_000, meetingIDs.count)]))
         }
         let recordingIDs = try await tx.rows("SELECT id FROM recordings ORDER BY id").map { try $0.decode(Int64.self) }
         for start in stride(from: 0, to: recordingIDs.count, by: 1_000) {

@@ -17,7 +17,8 @@ struct CatalogCopyTests {
     func populatedSQLite() async throws -> (SQLiteCatalog, TemporaryCatalog) {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
-        let alice = try await catalog.addUser(UserDraft(name: "Alice", displayName: "Alice Ø", emails: ["Alice@Example.com"], uids: [1000]))
+        let alice = try await catalog.addUser(
+            UserDraft(name: "Alice", displayName: "Alice Ø", emails: ["Alice@Example.com", "a.smith@example.com"], uids: [1000]))
         _ = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
         let account = try await catalog.addAccount(
             CalendarAccountDraft(
@@ -73,6 +74,10 @@ struct CatalogCopyTests {
         let user = try #require(try await target.row("SELECT id, name, display_name FROM users WHERE name = 'alice'::citext"))
         let (userID, name, displayName) = try user.decode((Int64, String, String?).self)
         #expect(userID == 1 && name == "Alice" && displayName == "Alice Ø")
+        // A user's emails keep their order (the first is the one shown).
+        let sourceEmails = try await source.user(matching: "alice").emails
+        #expect(sourceEmails.count == 2)
+        #expect(try await target.user(matching: "alice").emails == sourceEmails)
         let secret = try #require(try await target.row("SELECT secret FROM calendar_accounts"))
         #expect(try secret.decode(Data.self) == Data([0, 1, 2, 255]))
         let calendar = try #require(try await target.row("SELECT is_enabled, sync_state FROM calendars"))
@@ -90,6 +95,10 @@ struct CatalogCopyTests {
         let meetingHits = try await target.rows(
             "SELECT meeting_id FROM meeting_search WHERE lexemes @@ \(SearchLexemes.prefixQuery(["uberpruf"]))::tsquery")
         #expect(meetingHits.count == 1)
+        // As the mirror indexes it: the organizer too.
+        let organizerHits = try await target.rows(
+            "SELECT meeting_id FROM meeting_search WHERE lexemes @@ \(SearchLexemes.prefixQuery(["alice"]))::tsquery")
+        #expect(organizerHits.count == 1)
         let recordingHits = try await target.rows(
             "SELECT recording_id FROM recording_search WHERE lexemes @@ \(SearchLexemes.prefixQuery(["buro"]))::tsquery")
         #expect(recordingHits.count == 1)
