@@ -52,7 +52,7 @@ extension PostgresCatalog: CalendarStore {
     public func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary {
         let now = Self.milliseconds(now)
         return try await transaction { tx in
-            try await PostgresMirrorWriter(tx: tx, now: now).apply(changes, accountID: accountID)
+            try await PostgresMirrorWriter(tx: tx, now: now).apply(changes, accountID: accountID).summary
         }
     }
 
@@ -73,20 +73,13 @@ extension PostgresCatalog: CalendarStore {
             WHERE c.account_id = \(accountID) AND (\(includeDeleted) OR e.deleted_at IS NULL)
             ORDER BY e.starts_at, e.id
             """)
-        var attendees: [Int64: [Attendee]] = [:]
-        for row in try await self.rows(
-            """
-            SELECT a.event_id, a.email::text, a.name, a.role, a.response FROM event_attendees a
-            JOIN events e ON e.id = a.event_id JOIN calendars c ON c.id = e.calendar_id
-            WHERE c.account_id = \(accountID) ORDER BY a.event_id, a.email
-            """)
-        {
-            let (eventID, email, name, role, response) = try row.decode((Int64, String, String?, String, String).self)
-            attendees[eventID, default: []].append(
-                Attendee(
-                    email: email, name: name, role: AttendeeRole(rawValue: role) ?? .required,
-                    response: AttendeeResponse(rawValue: response) ?? .none))
-        }
+        let attendees = try Self.attendees(
+            await self.rows(
+                """
+                SELECT a.event_id, a.email::text, a.name, a.role, a.response FROM event_attendees a
+                JOIN events e ON e.id = a.event_id JOIN calendars c ON c.id = e.calendar_id
+                WHERE c.account_id = \(accountID) ORDER BY a.event_id, a.email
+                """))
         return try rows.map { row in try Self.mirroredEvent(row, attendees: attendees) }
     }
 

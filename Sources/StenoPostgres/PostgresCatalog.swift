@@ -124,3 +124,6 @@ public enum PostgresCatalogError: Error, Sendable, Hashable, CustomStringConvert
         }
     }
 }
+
+/// Every store protocol, each in its own `PostgresCatalog+Topic.swift` file.
+extension PostgresCatalog: CatalogStore {}

@@ -50,7 +50,8 @@ struct PostgresMirrorWriter {
         }
     }
 
-    func apply(_ changes: CalendarChangeSet, accountID: Int64) async throws -> MirrorChangeSummary {
+    /// The summary, and the resources whose rows were inserted, changed or tombstoned.
+    func apply(_ changes: CalendarChangeSet, accountID: Int64) async throws -> (summary: MirrorChangeSummary, changedResources: Set<String>) {
         // Change sets of one account apply one after the other.
         guard try await tx.row("SELECT 1 FROM calendar_accounts WHERE id = \(accountID) FOR NO KEY UPDATE") != nil else {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
@@ -69,7 +70,11 @@ struct PostgresMirrorWriter {
                 if let meetingID = row.meetingID { summary.touchedMeetingIDs.insert(meetingID) }
             }
         }
+        var changedResources: Set<String> = []
+        func written() -> Int { summary.inserted + summary.updated + summary.deleted }
         for update in changes.updatedResources {
+            let before = written()
+            defer { if written() != before { changedResources.insert(update.resource) } }
             var leftover = existing.removeValue(forKey: update.resource) ?? [:]
             for occurrence in update.occurrences {
                 let previous = leftover.removeValue(forKey: occurrence.remoteID)
@@ -90,7 +95,11 @@ struct PostgresMirrorWriter {
             }
             tombstone(leftover)
         }
-        for resource in changes.removedResources { tombstone(existing.removeValue(forKey: resource) ?? [:]) }
+        for resource in changes.removedResources {
+            let before = written()
+            tombstone(existing.removeValue(forKey: resource) ?? [:])
+            if written() != before { changedResources.insert(resource) }
+        }
         if changes.scope == .complete {
             // Everything the source no longer lists is gone.
             for rows in existing.values { tombstone(rows) }
@@ -102,7 +111,7 @@ struct PostgresMirrorWriter {
         if let state = changes.syncState {
             try await tx.execute("UPDATE calendars SET sync_state = \(state), updated_at = \(now) WHERE id = \(calendarID)")
         }
-        return summary
+        return (summary, changedResources)
     }
 
     func upsertCalendar(_ calendar: CalendarDescriptor, accountID: Int64) async throws -> Int64 {

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import StenoCore
 import Testing
 
@@ -10,12 +9,12 @@ struct DeviceStoreTests {
     let now = Date(timeIntervalSince1970: 1_790_000_000)
     let work = CalendarDescriptor(remoteID: "CAL-WORK", name: "Work")
 
-    func setUp() async throws -> (SQLiteCatalog, DeviceRecord, TemporaryCatalog) {
-        let temporary = TemporaryCatalog()
-        let catalog = try await temporary.open()
+    func setUp(_ backend: StoreBackend) async throws -> (any CatalogStore & IngestStore, DeviceRecord, OpenedCatalog) {
+        let opened = try await backend.open()
+        let catalog = opened.store
         let alice = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         let device = try await catalog.addDevice(ownerID: alice.id, label: "iphone", timeZone: "Europe/Berlin", tokenHash: Data([1]), now: now)
-        return (catalog, device, temporary)
+        return (catalog, device, opened)
     }
 
     func upsert(
@@ -30,13 +29,14 @@ struct DeviceStoreTests {
         return DeviceEventWrite(remoteID: id, externalUpdatedAt: stamp, change: .upsert(calendar: calendar ?? work, occurrence: occurrence, request: request))
     }
 
-    func clock(_ catalog: SQLiteCatalog) async throws -> Int64 {
-        try await catalog.writer.read { db in try ChangeClock.current(db) }
+    /// The change clock's last value.
+    func clock(_ opened: OpenedCatalog) async throws -> Int64 {
+        try await opened.column("SELECT CAST(last AS TEXT) FROM change_clock WHERE id = 1").first.flatMap { $0.flatMap { Int64($0) } } ?? -1
     }
 
-    @Test func tokensArePairedOnceAndRevokedForGood() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func tokensArePairedOnceAndRevokedForGood(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         #expect(try await catalog.device(tokenHash: Data([1]))?.id == device.id)
         #expect(try await catalog.device(tokenHash: Data([2])) == nil)
         await #expect(throws: StoreError.self) {
@@ -60,19 +60,19 @@ struct DeviceStoreTests {
         #expect(try await catalog.devices(ownerID: device.ownerID, afterID: nil, limit: 10).count == 2)
     }
 
-    @Test func pushesAreIdempotentAndStaleOnesIgnored() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func pushesAreIdempotentAndStaleOnesIgnored(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         let first = try await catalog.applyDeviceEvents(
             [upsert("A1", accountID: device.accountID), upsert("A2", at: 2, accountID: device.accountID)], accountID: device.accountID, now: now)
         #expect(first.outcomes == [.ok, .ok] && first.changes.inserted == 2)
-        let sequence = try await clock(catalog)
+        let sequence = try await clock(opened)
         // The same again writes nothing: not an event, not the change clock.
         let again = try await catalog.applyDeviceEvents(
             [upsert("A1", accountID: device.accountID), upsert("A2", at: 2, accountID: device.accountID)], accountID: device.accountID,
             now: now.addingTimeInterval(60))
         #expect(again.outcomes == [.unchanged, .unchanged] && again.changes.touchedMeetingIDs.isEmpty)
-        #expect(try await clock(catalog) == sequence)
+        #expect(try await clock(opened) == sequence)
         // Older than what is stored: ignored; newer: stored.
         let stale = try await catalog.applyDeviceEvents(
             [upsert("A1", title: "Old", stamp: 999, accountID: device.accountID), upsert("A2", title: "Renamed", at: 2, stamp: 2000, accountID: device.accountID)],
@@ -89,9 +89,9 @@ struct DeviceStoreTests {
         #expect(twice.outcomes == [.unchanged])
     }
 
-    @Test func occurrencesAreRowsOfTheirOwnAndGoTogether() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func occurrencesAreRowsOfTheirOwnAndGoTogether(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         let ids = (0..<3).map { DeviceEventKeys.remoteID(externalID: "SERIES", occurrenceDate: now.addingTimeInterval(Double($0) * 86_400)) }
         let pushed = try await catalog.applyDeviceEvents(
             ids.enumerated().map { upsert($1, at: Double($0) * 24, accountID: device.accountID) } + [upsert("SERIESX", accountID: device.accountID)],
@@ -105,9 +105,9 @@ struct DeviceStoreTests {
         #expect(try await catalog.mirroredEvents(accountID: device.accountID, includeDeleted: false).map(\.occurrence.remoteID) == ["SERIESX"])
     }
 
-    @Test func anEventMovedToAnotherCalendarLeavesTheFirst() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func anEventMovedToAnotherCalendarLeavesTheFirst(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         _ = try await catalog.applyDeviceEvents([upsert("A1", accountID: device.accountID)], accountID: device.accountID, now: now)
         let home = CalendarDescriptor(remoteID: "CAL-HOME", name: "Home")
         let moved = try await catalog.applyDeviceEvents(
@@ -118,9 +118,9 @@ struct DeviceStoreTests {
         #expect(live.count == 1 && calendars.first { $0.id == live.first?.calendarID }?.remoteID == "CAL-HOME")
     }
 
-    @Test func aFulfilledRequestKeepsItsMeeting() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func aFulfilledRequestKeepsItsMeeting(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         let request = EventOccurrence(
             remoteID: DeviceEventKeys.requestPrefix + "steno-abc@steno", meetingIdentity: "steno-abc@steno", title: "Recording",
             start: now, end: now.addingTimeInterval(600))
@@ -139,9 +139,9 @@ struct DeviceStoreTests {
         #expect(try await catalog.mirroredEvents(accountID: device.accountID, includeDeleted: false).first?.meetingID == requestRow.meetingID)
     }
 
-    @Test func theFeedPagesInChangeOrderAndSaysWhereToGoOn() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func theFeedPagesInChangeOrderAndSaysWhereToGoOn(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         _ = try await catalog.applyDeviceEvents(
             (0..<5).map { upsert("E\($0)", at: Double($0), accountID: device.accountID) }, accountID: device.accountID, now: now)
         var since: Int64 = 0
@@ -161,9 +161,9 @@ struct DeviceStoreTests {
         #expect(deletions.events.map(\.occurrence.remoteID) == ["E2"] && deletions.events.first?.deletedAt != nil)
     }
 
-    @Test func aDeviceSeesOnlyWhatItsOwnerMaySee() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func aDeviceSeesOnlyWhatItsOwnerMaySee(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         let bob = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
         let bobsPhone = try await catalog.addDevice(ownerID: bob.id, label: "pixel", timeZone: "UTC", tokenHash: Data([7]), now: now)
         let secondPhone = try await catalog.addDevice(ownerID: device.ownerID, label: "ipad", timeZone: "UTC", tokenHash: Data([8]), now: now)
@@ -196,9 +196,9 @@ struct DeviceStoreTests {
 
     /// Writers commit while a reader follows `since`: the reader ends with every row's last
     /// version, none missed, none repeated once caught up.
-    @Test func aReaderFollowingTheFeedMissesNothingWhileWritersCommit() async throws {
-        let (catalog, device, temporary) = try await setUp()
-        _ = temporary
+    @Test(arguments: StoreBackend.available) func aReaderFollowingTheFeedMissesNothingWhileWritersCommit(backend: StoreBackend) async throws {
+        let (catalog, device, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
         let accountID = device.accountID
         let writes = 60
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -220,7 +220,7 @@ struct DeviceStoreTests {
                 for event in page.events { latest[event.occurrence.remoteID] = event.occurrence.title }
                 #expect(page.serverTime >= since)
                 since = page.serverTime
-                if !page.hasMore, page.events.isEmpty, try await clock(catalog) == since, latest.count == 28 {
+                if !page.hasMore, page.events.isEmpty, try await clock(opened) == since, latest.count == 28 {
                     let stored = try await catalog.mirroredEvents(accountID: accountID, includeDeleted: true)
                     if Dictionary(uniqueKeysWithValues: stored.map { ($0.occurrence.remoteID, $0.occurrence.title) }) == latest { break }
                 }

@@ -115,7 +115,7 @@ extension SQLiteCatalog {
         return device(row)
     }
 
-    static let deviceSelect = """
+    package static let deviceSelect = """
         SELECT d.id, d.account_id, a.owner_id, u.name AS owner_name, d.label, d.time_zone, d.created_at, d.last_contact_at,
             d.last_address, d.revoked_at,
             (SELECT count(*) FROM calendars c WHERE c.account_id = d.account_id) AS calendar_count,
