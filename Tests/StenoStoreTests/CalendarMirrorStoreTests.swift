@@ -381,6 +381,44 @@ struct CalendarMirrorStoreTests {
         #expect(try await catalog.mirroredEvents(accountID: other.id, includeDeleted: true).isEmpty)
     }
 
+    /// Two daemons on one PostgreSQL catalog apply change sets of two accounts at once, with
+    /// meetings in common: every write lands, every row has its own change number, and each
+    /// shared occurrence is one meeting.
+    @Test(.enabled(if: StoreBackend.postgresAvailable)) func daemonsApplyingChangeSetsAtOnceKeepTheMirrorWhole() async throws {
+        let (store, account, opened) = try await setUp(.postgres)
+        defer { withExtendedLifetime(opened) {} }
+        let first = try #require(store as? PostgresCatalog)
+        let second = try await PostgresCatalog.open(first.settings)
+        defer { second.close() }
+        let bob = try await first.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
+        let other = try await second.addAccount(CalendarAccountDraft(provider: .ics, ownerID: bob.id, displayName: "/tmp/bob.ics"), now: now)
+        let rounds = 15
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (catalog, accountID) in [(first, account.id), (second, other.id)] {
+                group.addTask {
+                    for round in 0..<rounds {
+                        let shared = occurrence("shared-\(round % 5)", at: Double(round % 5), title: "Round \(round)")
+                        let own = occurrence("own-\(accountID)-\(round)", at: Double(round))
+                        let changes = CalendarChangeSet(
+                            calendar: calendar, scope: .incremental,
+                            updatedResources: [shared, own].map { ResourceUpdate(resource: $0.remoteID, etag: $0.title, occurrences: [$0]) })
+                        _ = try await catalog.applyCalendarChanges(changes, accountID: accountID, now: Date())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for accountID in [account.id, other.id] {
+            #expect(try await first.mirroredEvents(accountID: accountID, includeDeleted: true).count == 5 + rounds)
+        }
+        #expect(try await first.statistics().counts["meetings"] == Int64(5 + 2 * rounds))
+        let numbers = try await opened.rows("SELECT CAST(count(DISTINCT change_seq) AS TEXT), CAST(count(*) AS TEXT) FROM events")
+        #expect(numbers.first?[0] == numbers.first?[1])
+        let clock = try await opened.column("SELECT CAST(last AS TEXT) FROM change_clock")
+        let highest = try await opened.column("SELECT CAST(max(change_seq) AS TEXT) FROM events")
+        #expect(clock == highest)
+    }
+
     /// The titles of the meetings a search for `text` finds, sorted. On PostgreSQL, where
     /// `search` is the MeetingStore's (ported apart), this reads the index the mirror keeps
     /// the way that search will.
