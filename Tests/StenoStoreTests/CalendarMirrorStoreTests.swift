@@ -3,7 +3,7 @@ import GRDB
 import StenoCore
 import Testing
 
-@testable import StenoPostgres
+import StenoPostgres
 @testable import StenoStore
 
 @Suite("Calendar accounts and the event mirror")
@@ -256,10 +256,9 @@ struct CalendarMirrorStoreTests {
         #expect(events.map(\.occurrence.seriesUID) == ["uid-1", "series-2"])
         let window = DateInterval(start: now.addingTimeInterval(-60), duration: 3600)
         #expect(try await catalog.resources(accountID: account.id, calendarRemoteID: calendar.remoteID, overlapping: window) == ["AAMk-1", "AAMk-2"])
+        #expect(try await catalog.identityCandidates(iCalUID: "series-2", eventID: nil, ownerID: nil).map(\.eventRemoteID) == ["AAMk-2"])
+        #expect(try await catalog.identityCandidates(iCalUID: "uid-1", eventID: nil, ownerID: nil).map(\.seriesUID) == ["uid-1"])
         if let sqlite = catalog as? SQLiteCatalog {
-            // Identity lookups are the LinkStore's, ported to PostgreSQL apart.
-            #expect(try await catalog.identityCandidates(iCalUID: "series-2", eventID: nil, ownerID: nil).map(\.eventRemoteID) == ["AAMk-2"])
-            #expect(try await catalog.identityCandidates(iCalUID: "uid-1", eventID: nil, ownerID: nil).map(\.seriesUID) == ["uid-1"])
             // The series lookup still goes through its (now partial) index.
             let plan = try await sqlite.writer.read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id FROM events WHERE series_uid = 'series-2'").map { $0["detail"] as String }
@@ -324,7 +323,7 @@ struct CalendarMirrorStoreTests {
         try await apply([occurrence("a", at: 1, title: "Budget review"), occurrence("b", at: 2, title: "Hiring sync")])
         try await apply([occurrence("a", at: 1, title: "Roadmap review"), occurrence("c", at: 3, title: "Budget planning")])
         func titles(_ text: String) async throws -> [String] {
-            try await Self.searchTitles(text, in: opened)
+            try await catalog.search(text, visibleTo: nil, offset: 0, limit: 10).map(\.title).sorted()
         }
         #expect(try await titles("budget") == ["Budget planning"])
         #expect(try await titles("review") == ["Roadmap review"])
@@ -349,13 +348,10 @@ struct CalendarMirrorStoreTests {
         let mirrored = try #require(try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false).first)
         #expect(mirrored.occurrence.attendees == planning.attendees && mirrored.occurrence.organizer == organizer)
         let meetingID = try #require(mirrored.meetingID)
-        if backend == .sqlite {
-            // Meeting details are the MeetingStore's, ported to PostgreSQL apart.
-            let detail = try await catalog.meeting(id: meetingID, visibleTo: nil)
-            #expect(detail.attendees.map(\.email) == ["alice@example.com", "bob@example.com"] && detail.attendees[0].response == .tentative)
-            #expect(detail.meeting.organizer == organizer && detail.meeting.attendeeCount == 2)
-        }
-        #expect(try await Self.searchTitles("archer", in: opened) == ["Planning"])
+        let detail = try await catalog.meeting(id: meetingID, visibleTo: nil)
+        #expect(detail.attendees.map(\.email) == ["alice@example.com", "bob@example.com"] && detail.attendees[0].response == .tentative)
+        #expect(detail.meeting.organizer == organizer && detail.meeting.attendeeCount == 2)
+        #expect(try await catalog.search("archer", visibleTo: nil, offset: 0, limit: 10).map(\.title) == ["Planning"])
         // Unchanged, it is not rewritten: the fingerprint covers the organizer's answer too.
         #expect(try await catalog.applyCalendarChanges(changes, accountID: account.id, now: now).unchanged == 1)
     }
@@ -417,18 +413,5 @@ struct CalendarMirrorStoreTests {
         let clock = try await opened.column("SELECT CAST(last AS TEXT) FROM change_clock")
         let highest = try await opened.column("SELECT CAST(max(change_seq) AS TEXT) FROM events")
         #expect(clock == highest)
-    }
-
-    /// The titles of the meetings a search for `text` finds, sorted. On PostgreSQL, where
-    /// `search` is the MeetingStore's (ported apart), this reads the index the mirror keeps
-    /// the way that search will.
-    static func searchTitles(_ text: String, in opened: OpenedCatalog) async throws -> [String] {
-        if opened.store is PostgresCatalog {
-            let query = SearchLexemes.prefixQuery([text]).replacingOccurrences(of: "'", with: "''")
-            return try await opened.column(
-                "SELECT m.title FROM meeting_search s JOIN meetings m ON m.id = s.meeting_id WHERE s.lexemes @@ '\(query)'::tsquery"
-            ).compactMap { $0 }.sorted()
-        }
-        return try await opened.store.search(text, visibleTo: nil, offset: 0, limit: 10).map(\.title).sorted()
     }
 }
