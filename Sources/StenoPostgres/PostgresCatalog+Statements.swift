@@ -70,7 +70,8 @@ extension PostgresCatalog {
             let message = info[.message] ?? "the server refused the statement"
             switch info[.sqlState] ?? "" {
             case "23505": return StoreError.conflict(info[.detail] ?? message)
-            case "23514", "22P02", "22023": return StoreError.invalid(message)
+            // 22021: text PostgreSQL cannot store (a NUL character), which SQLite would have kept.
+            case "23514", "22P02", "22023", "22021": return StoreError.invalid(message)
             case "57P01", "57P02", "57P03", "53300": return PostgresCatalogError.unavailable(message)
             default: return error
             }

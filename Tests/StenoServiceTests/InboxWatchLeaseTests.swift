@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoStore
+import StenoTesting
 import Testing
 
 @testable import StenoService
@@ -34,9 +35,12 @@ struct InboxWatchLeaseTests {
         let catalog = try await SQLiteCatalog.open(path: temporary.path + "/catalog.sqlite")
         let (events, continuation) = AsyncStream.makeStream(of: String.self)
         var iterator = events.makeAsyncIterator()
-        let first = Task { try await lease(catalog, holder: "a/1", events: continuation).run() }
+        // The services run on a thread of their own: in a parallel run other tests hold the
+        // shared pool's threads in blocking calls for long stretches.
+        let executor = DedicatedTaskExecutor()
+        let first = Task(executorPreference: executor) { try await lease(catalog, holder: "a/1", events: continuation).run() }
         #expect(await iterator.next() == "a/1 watching")
-        let second = Task { try await lease(catalog, holder: "b/2", events: continuation).run() }
+        let second = Task(executorPreference: executor) { try await lease(catalog, holder: "b/2", events: continuation).run() }
         // b waits while a holds the lease: a stops (and releases it), then b watches.
         first.cancel()
         #expect(await iterator.next() == "a/1 stopped")
@@ -53,7 +57,7 @@ struct InboxWatchLeaseTests {
         let (events, continuation) = AsyncStream.makeStream(of: String.self)
         var iterator = events.makeAsyncIterator()
         let started = ContinuousClock.now
-        let survivor = Task { try await lease(catalog, holder: "b/2", events: continuation).run() }
+        let survivor = Task(executorPreference: DedicatedTaskExecutor()) { try await lease(catalog, holder: "b/2", events: continuation).run() }
         defer { survivor.cancel() }
         #expect(await iterator.next() == "b/2 watching")
         #expect(ContinuousClock.now - started >= .seconds(1.5), "took over before the dead daemon's lease ran out")
