@@ -69,18 +69,23 @@ public final class PostgresCluster: Sendable {
         return try await start.value
     }
 
-    /// Runs blocking work (waiting for `initdb`, the server's start, `createdb`) on a thread of its own.
-    /// On the shared pool it could deadlock: with two cores, two tests blocked in such calls
-    /// would leave no thread for the work that tells a waiting `Process` its child ended.
+    /// Where blocking work runs: one at a time, on a thread of its own.
+    private static let work = DispatchQueue(label: "steno.postgres-cluster")
+
+    /// Runs blocking work (waiting for `initdb`, the server's start, `createdb`) off the shared
+    /// pool, where it could deadlock: with two cores, two tests blocked in such calls would
+    /// leave no thread for the work that tells a waiting `Process` its child ended. One call at
+    /// a time: a parallel run starting a hundred `createdb` at once on a hundred threads crashed
+    /// inside Foundation's `Process.run`.
     static func offload<Value: Sendable>(_ work: @escaping @Sendable () throws(PostgresClusterError) -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            Thread {
+            Self.work.async {
                 do throws(PostgresClusterError) {
                     continuation.resume(returning: try work())
                 } catch {
                     continuation.resume(throwing: error)
                 }
-            }.start()
+            }
         }
     }
 
