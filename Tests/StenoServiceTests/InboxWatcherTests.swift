@@ -121,8 +121,8 @@ struct InboxWatcherTests {
     }
 
     /// A rescan between a file's report and its ingest (the catalog does not know it yet)
-    /// found it again and reported it twice: seen under load, when the rescan a new nested
-    /// folder asks for came after the files had settled.
+    /// found it again and reported it twice: seen under load, when a rescan came after the
+    /// files had settled.
     @Test func aRescanBeforeTheCatalogCatchesUpReportsNothingTwice() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
         let (task, log) = await start(known: [:])
@@ -131,12 +131,13 @@ struct InboxWatcherTests {
         try write("alice/a.json", #"{"title": "Standup"}"#)
         let both: Set<InboxChange> = [.settled("alice/a.wav"), .settled("alice/a.json")]
         #expect(await log.wait { Set($0) == both }, "\(log.all)")
-        // A folder with a subfolder moved in: its watch comes after the scan, so the watcher rescans.
+        // A folder moved out: every catalogued path below it may be gone, so the watcher rescans.
         let outside = NSTemporaryDirectory() + "steno-outside-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: outside + "/2026/11", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.createDirectory(atPath: inbox + "/carol/2026/11", withIntermediateDirectories: true)
         #expect(await log.waitUntilQuiet())
         let beforeMove = log.mark()
-        #expect(rename(outside, inbox + "/carol") == 0)
+        #expect(rename(inbox + "/carol", outside) == 0)
         // The move makes the watcher busy (a rescan) and then idle again: wait for that.
         #expect(await log.waitUntilQuiet(after: beforeMove))
         #expect(log.all.count == 2, "each file once: \(log.all)")

@@ -38,12 +38,19 @@ enum InboxScanner {
     }
 
     /// Scans below `inbox`; `relativeFolder` limits the walk to one subtree.
-    static func scan(inbox: String, relativeFolder: String = "", maxEntries: Int = 5_000_000) -> Result {
+    ///
+    /// `willList` is told each folder just before its entries are read: a watcher places its
+    /// inotify watch there, so a file created while the tree is walked is either listed or
+    /// reported by an event (watching after the walk missed the files created in between).
+    static func scan(
+        inbox: String, relativeFolder: String = "", maxEntries: Int = 5_000_000, willList: (String) -> Void = { _ in }
+    ) -> Result {
         var result = Result()
         var stack = [relativeFolder]
         var visited = 0
         while let folder = stack.popLast(), visited < maxEntries {
             result.folders.append(folder)
+            willList(folder)
             let absolute = folder.isEmpty ? inbox : inbox + "/" + folder
             guard let directory = opendir(FileSystemPath.bytes(absolute)) else { continue }
             defer { closedir(directory) }

@@ -227,17 +227,9 @@ final class InboxWatcher: Service, Sendable {
             let path = folder.isEmpty ? event.name : folder + "/" + event.name
             if event.isDirectory {
                 if event.has(IN_CREATE) || event.has(IN_MOVED_TO), !InboxPath.isIgnoredComponent(event.name) {
-                    // Watch first, then scan: a file created after the watch exists has events,
-                    // one created before it is found by the scan. (Scanning first would lose the
-                    // files created between the scan and the watch until the next rescan.)
-                    addWatches([path], &state, reader: reader)
-                    let found = InboxScanner.scan(inbox: inbox, relativeFolder: path)
-                    let subfolders = found.folders.filter { $0 != path }
-                    if !subfolders.isEmpty {
-                        // Their watches come after the scan: look again once they exist.
-                        addWatches(subfolders, &state, reader: reader)
-                        state.needsRescan = true
-                    }
+                    // Each folder is watched just before it is listed: a file created after the
+                    // watch exists has events, one created before it is listed.
+                    let found = InboxScanner.scan(inbox: inbox, relativeFolder: path) { watch($0, &state, reader: reader) }
                     for (file, signature) in found.files {
                         state.tracker.noteFound(file, signature: signature, now: now, age: age(of: signature, at: wallNow))
                     }
@@ -260,15 +252,14 @@ final class InboxWatcher: Service, Sendable {
         return removed
     }
 
-    private func addWatches(_ folders: [String], _ state: inout WatchState, reader: InotifyReader?) {
+    /// Watches `folder` (relative to the inbox). Watching a folder again is harmless: inotify
+    /// answers with the same descriptor, now naming the folder's current path.
+    private func watch(_ folder: String, _ state: inout WatchState, reader: InotifyReader?) {
         guard let reader else { return }
-        let watched = Set(state.folders.values)
-        for folder in folders where !watched.contains(folder) {
-            switch reader.watch(folder.isEmpty ? inbox : inbox + "/" + folder) {
-            case .success(let wd): state.folders[wd] = folder
-            case .failure(let error):
-                logger.warning("cannot watch \(folder.isEmpty ? inbox : folder): \(error); it is covered by rescans only")
-            }
+        switch reader.watch(folder.isEmpty ? inbox : inbox + "/" + folder) {
+        case .success(let wd): state.folders[wd] = folder
+        case .failure(let error):
+            logger.warning("cannot watch \(folder.isEmpty ? inbox : folder): \(error); it is covered by rescans only")
         }
     }
 
@@ -293,8 +284,7 @@ final class InboxWatcher: Service, Sendable {
         }
         let now = ContinuousClock.now
         let wallNow = Date()
-        let found = InboxScanner.scan(inbox: inbox)
-        addWatches(found.folders, &state, reader: reader)
+        let found = InboxScanner.scan(inbox: inbox) { watch($0, &state, reader: reader) }
         let known: [String: FileSignature]
         do {
             known = try await knownPaths()
