@@ -97,6 +97,11 @@ struct RecordingLinkerTests {
         let orphan = try #require(try await link(review))
         #expect(orphan.state == .orphaned && orphan.meetingTitle == "Design review: inbox watcher")
         #expect(try await catalog.linkAttendees(recordingID: review).count == 4)
+        // A link job reaching the orphan late (its sidecar read again after the deletion, seen
+        // under load) keeps it orphaned with its cache: only a meeting that fits replaces it.
+        _ = try await linker.link(recordingIDs: [review])
+        #expect(try await link(review)?.state == .orphaned)
+        #expect(try await catalog.linkAttendees(recordingID: review).count == 4)
         #expect(try await link(standup)?.state == .unlinked)
         let arrived = try #require(try await link(waiting))
         #expect(arrived.state == .linked && arrived.method == .iCalUID && arrived.meetingTitle == "Arrived late")

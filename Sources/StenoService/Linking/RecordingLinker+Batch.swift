@@ -17,7 +17,8 @@ extension RecordingLinker {
     /// Links many recordings: each owner's events are scanned once per time slice (times
     /// only), the few near a recording read in full and matched in memory, and the links
     /// written in large transactions while the next owner is being decided. Recordings
-    /// whose link a person decided are left alone. Returns how many links changed, by new state.
+    /// whose link a person decided are left alone, and orphans stay orphans unless a meeting
+    /// fits them now. Returns how many links changed, by new state.
     public func link(recordingIDs: [Int64], actor: String = "linker") async throws -> [LinkState: Int] {
         var changed: [LinkState: Int] = [:]
         let (facts, existing) = try await factsAndLinks(recordingIDs)
@@ -28,6 +29,9 @@ extension RecordingLinker {
                 let before = existing[facts.recordingID]
                 let eventID = decision.chosen?.candidate.eventID
                 if let before, before.state == decision.state, before.eventID == eventID, before.method == decision.method { continue }
+                // An orphan keeps its meeting's cached title and attendees for history until a
+                // meeting fits the recording again; "no meeting now" adds nothing to that.
+                if before?.state == .orphaned && decision.state != .linked { continue }
                 updates.append(update(for: decision, recordingID: facts.recordingID, before: before, actor: actor))
                 changed[decision.state, default: 0] += 1
             }
