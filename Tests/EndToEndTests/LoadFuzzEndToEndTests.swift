@@ -167,9 +167,10 @@ struct LoadFuzzEndToEndTests {
             "load/fuzz: \(Self.members) members sent \(requests) adversarial requests in \(Self.loadSeconds) s; system.status of another member: \(latencies.count) calls, p50 \(String(format: "%.1f", p50)) ms, p99 \(String(format: "%.1f", p99)) ms, max \(String(format: "%.1f", latencies.last ?? 0)) ms"
         )
         // Not a performance target (steno-bench rpc measures those): the bound is a stall. Before
-        // the per-uid limits a member waited 5.6 s at p99; on an idle machine p99 is ~40 ms, and
-        // a machine busy with other work (a build beside the suite) must not make this fail.
-        #expect(p99 < 1_000, "system.status p99 \(p99) ms under load: another member's request stalled")
+        // the per-uid limits a member waited 5.6 s at p99; on an idle machine p99 is ~40 ms. A
+        // machine busy with other work (the rest of the suite in parallel, builds, a benchmark)
+        // reached 1.03 s, so the bound sits between that and the stall it guards against.
+        #expect(p99 < 3_000, "system.status p99 \(p99) ms under load: another member's request stalled")
         #expect(requests > Self.members * 10, "the members got too few requests through: \(requests)")
         // Still serving afterwards.
         #expect(try admin.call(StenoMethods.systemVersion, NoParams()).apiVersion == 1)
