@@ -9,12 +9,19 @@ extension PostgresCatalog: IngestStore {
         guard !commit.jobs.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
         return try await transaction { tx in
-            // Each job's lease checked once, locking its row: no other daemon's requeue or claim
-            // can take the job between this check and its completion below. Every job is
-            // written before any is completed.
+            // Every job's lease checked in one statement, locking the rows: no other daemon's
+            // requeue or claim can take a job between this check and its completion below.
+            // Every job is written before any is completed.
+            let held = try await Self.heldLeases(commit.jobs.map(\.claim), in: tx)
             var written = [[IngestCommit.Written?]?](repeating: nil, count: commit.jobs.count)
             var recordingIDs: [Int64] = []
-            for (index, job) in commit.jobs.enumerated() where try await Self.holdsLease(job.claim, in: tx) {
+            // Queued together after the files (one insert): the drafts of files retried alone,
+            // whose entries wait for their job's id, and the follow-ups, in the order the jobs
+            // list them, while the commit's jobs still run (a recording whose own job is in
+            // this commit keeps that one live job).
+            var drafts: [JobDraft] = []
+            var retriedEntries: [(job: Int, file: Int, draft: Int)] = []
+            for (index, job) in commit.jobs.enumerated() where held.contains(job.claim.job.id) {
                 var entries: [IngestCommit.Written?] = []
                 for file in job.files {
                     switch file.action {
@@ -28,25 +35,26 @@ extension PostgresCatalog: IngestStore {
                     case .companion(let recordings):
                         entries.append(.companion(of: recordings))
                     case .retryAlone(let draft):
-                        entries.append(.retried(jobID: try await Self.enqueue(draft, in: tx, now: now, notify: false).job.id))
+                        retriedEntries.append((index, entries.count, drafts.count))
+                        drafts.append(draft)
+                        entries.append(nil)
                     }
                 }
                 written[index] = entries
-                // Queued with the outcomes they follow from, while the commit's jobs still run
-                // (a recording whose own job is in this commit keeps that one live job).
-                for draft in job.followUps { _ = try await Self.enqueue(draft, in: tx, now: now, notify: false) }
+                drafts += job.followUps
             }
+            let queued = try await Self.enqueue(drafts, in: tx, now: now, notify: false)
+            for entry in retriedEntries { written[entry.job]?[entry.file] = .retried(jobID: queued[entry.draft].job.id) }
             let ids = Array(Set(recordingIDs)).sorted()
             try await Self.refreshRecordingSearch(tx, ids: ids)
             var recordings: [Int64: Recording] = [:]
             for recording in try await Self.fetchRecordings(tx, ids: ids) { recordings[recording.id] = recording }
             let assembly = try commit.assemble(written: written, storedIDs: recordingIDs, recordings: recordings)
-            for completion in assembly.completions {
-                guard try await Self.completeClaim(completion.claim, result: completion.result, nowMilliseconds: nowMilliseconds, in: tx)
-                else {
-                    // Unreachable: the job's row is locked since its lease was checked.
-                    throw JobQueueRules.staleLease(completion.claim)
-                }
+            if !assembly.completions.isEmpty {
+                let completed = try await tx.rows(Self.completion(assembly.completions, nowMilliseconds: nowMilliseconds))
+                let recorded = Self.recorded(assembly.completions, completedIDs: Set(try completed.map { try $0.decode(Int64.self) }))
+                // Unreachable: the jobs' rows are locked since their leases were checked.
+                if let stale = zip(assembly.completions, recorded).first(where: { !$0.1 }) { throw JobQueueRules.staleLease(stale.0.claim) }
             }
             if let draft = commit.linking?.draft(recordingIDs: assembly.ready) {
                 _ = try await Self.enqueue(draft, in: tx, now: now, notify: false)

@@ -18,39 +18,38 @@ extension PostgresCatalog {
         let nowMilliseconds = Self.milliseconds(now)
         let expires = nowMilliseconds + CatalogTime.milliseconds(leaseDuration)
         let kindList = kinds.map { $0.sorted() }
-        let claimed = try await transaction { tx -> [ClaimedJob] in
-            // The most urgent due job decides the kind and priority of the claim, so jobs claimed
-            // together never run ahead of a more urgent job of another kind or priority. Locked
-            // until commit: another daemon's claim skips it.
-            guard
-                let head = try await tx.row(
-                    """
-                    SELECT kind, priority FROM jobs
-                    WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds)
-                      AND (\(kindList)::text[] IS NULL OR kind = ANY(\(kindList)::text[]))
-                    ORDER BY priority DESC, run_at, id LIMIT 1
-                    FOR UPDATE SKIP LOCKED
-                    """)
-            else { return [] }
-            let (kind, priority) = try head.decode((String, Int64).self)
-            let limit = max(1, limits[kind] ?? 1)
-            // The head is the first of its kind and priority and locked by this transaction
-            // (which its own lock does not skip), so it is in. Materialized: the locking
-            // subquery runs once, so the limit holds.
-            let rows = try await tx.rows(
-                """
-                WITH picked AS MATERIALIZED (
-                    SELECT id FROM jobs
-                    WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds) AND kind = \(kind) AND priority = \(priority)
-                    ORDER BY run_at, id LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED)
-                UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = COALESCE(lease_token, 0) + 1,
-                    lease_owner = \(workerID), lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
-                WHERE id IN (SELECT id FROM picked)
-                RETURNING \(unescaped: JobQueueRules.columns), lease_token
-                """)
-            return try rows.map { ClaimedJob(job: try Self.job($0), token: try $0.makeRandomAccess()[16].decode(Int64.self)) }
-        }
+        let batchKinds = limits.keys.sorted()
+        let batchSizes = batchKinds.map { Int64(max(1, limits[$0] ?? 1)) }
+        // One statement, so one round trip per claim. The most urgent due job (`head`) decides
+        // the kind and priority of the claim, so jobs claimed together never run ahead of a more
+        // urgent job of another kind or priority. Locked until commit: another daemon's claim
+        // skips it. It is the first of its kind and priority and locked by this statement (which
+        // its own lock does not skip), so it is in the batch. Materialized: each locking
+        // subquery runs once, so the limit holds.
+        let rows = try await rows(
+            """
+            WITH head AS MATERIALIZED (
+                SELECT kind, priority FROM jobs
+                WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds)
+                  AND (\(kindList)::text[] IS NULL OR kind = ANY(\(kindList)::text[]))
+                ORDER BY priority DESC, run_at, id LIMIT 1
+                FOR UPDATE SKIP LOCKED
+            ), picked AS MATERIALIZED (
+                SELECT id FROM jobs
+                WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds)
+                  AND kind = (SELECT kind FROM head) AND priority = (SELECT priority FROM head)
+                ORDER BY run_at, id
+                LIMIT (SELECT COALESCE(
+                    (SELECT batch.size FROM unnest(\(batchKinds)::text[], \(batchSizes)::bigint[]) AS batch (kind, size), head
+                     WHERE batch.kind = head.kind), 1))
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = COALESCE(lease_token, 0) + 1,
+                lease_owner = \(workerID), lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
+            WHERE id IN (SELECT id FROM picked)
+            RETURNING \(unescaped: JobQueueRules.columns), lease_token
+            """)
+        let claimed = try rows.map { ClaimedJob(job: try Self.job($0), token: try $0.makeRandomAccess()[Self.jobColumnCount].decode(Int64.self)) }
         // RETURNING does not promise an order: hand the claims out in claim order.
         return claimed.sorted { ($0.job.runAt, $0.job.id) < ($1.job.runAt, $1.job.id) }
     }
@@ -75,15 +74,9 @@ extension PostgresCatalog {
         for completion in completions {
             if let result = completion.result { try Self.requireJSON(result, what: "result") }
         }
-        let nowMilliseconds = Self.milliseconds(now)
-        return try await transaction { tx in
-            var recorded: [Bool] = []
-            for completion in completions {
-                recorded.append(
-                    try await Self.completeClaim(completion.claim, result: completion.result, nowMilliseconds: nowMilliseconds, in: tx))
-            }
-            return recorded
-        }
+        // One statement for all of them: every completion recorded, or none.
+        let completed = try await rows(Self.completion(completions, nowMilliseconds: Self.milliseconds(now)))
+        return Self.recorded(completions, completedIDs: Set(try completed.map { try $0.decode(Int64.self) }))
     }
 
     public func fail(
@@ -163,24 +156,43 @@ extension PostgresCatalog {
 }
 
 extension PostgresCatalog {
-    /// Marks a claimed job `succeeded` inside the caller's transaction when its token is
-    /// current; false (and nothing changed) when the claim is stale. The result is not checked.
-    static func completeClaim(_ claim: ClaimedJob, result: String?, nowMilliseconds: Int64, in tx: PostgresTransaction) async throws -> Bool {
-        try await tx.row(
+    /// One statement marking every claimed job whose token is current `succeeded` with its
+    /// result; it returns the ids of the jobs it completed (a stale claim changes nothing). The
+    /// results are not checked.
+    static func completion(_ completions: [JobCompletion], nowMilliseconds: Int64) -> PostgresQuery {
+        // Arrays of optionals do not bind: a result, and whether there is one.
+        let results = completions.map { $0.result ?? "" }, hasResults = completions.map { $0.result != nil }
+        return """
+            UPDATE jobs SET state = 'succeeded', result = CASE WHEN done.has_result THEN done.result END, lease_owner = NULL,
+                lease_expires_at = NULL, finished_at = \(nowMilliseconds), updated_at = \(nowMilliseconds)
+            FROM unnest(\(completions.map(\.claim.job.id))::bigint[], \(completions.map(\.claim.token))::bigint[], \(results)::text[],
+                        \(hasResults)::boolean[]) AS done (id, token, result, has_result)
+            WHERE jobs.id = done.id AND jobs.lease_token = done.token AND jobs.state = 'running'
+            RETURNING jobs.id
             """
-            UPDATE jobs SET state = 'succeeded', result = \(result), lease_owner = NULL, lease_expires_at = NULL,
-                finished_at = \(nowMilliseconds), updated_at = \(nowMilliseconds)
-            WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running'
-            RETURNING id
-            """) != nil
     }
 
-    /// Whether a claim's token is still the job's current one, locking the job's row until
-    /// the caller's transaction ends: no requeue or claim of another daemon can take the job
-    /// between this check and the caller's completion of it.
-    static func holdsLease(_ claim: ClaimedJob, in tx: PostgresTransaction) async throws -> Bool {
-        try await tx.row(
-            "SELECT 1 FROM jobs WHERE id = \(claim.job.id) AND lease_token = \(claim.token) AND state = 'running' FOR UPDATE"
-        ) != nil
+    /// Whether each completion was recorded, given the ids ``completion(_:nowMilliseconds:)``
+    /// completed: a claim given twice counts once, as the second of two completions one after
+    /// the other would find the job finished.
+    static func recorded(_ completions: [JobCompletion], completedIDs: Set<Int64>) -> [Bool] {
+        var unclaimed = completedIDs
+        return completions.map { unclaimed.remove($0.claim.job.id) != nil }
+    }
+
+    /// The claims whose token is still their job's current one, locking those jobs' rows (in id
+    /// order, so two daemons never wait for each other) until the caller's transaction ends: no
+    /// requeue or claim of another daemon can take a job between this check and the caller's
+    /// completion of it. One statement for all of them.
+    static func heldLeases(_ claims: [ClaimedJob], in tx: PostgresTransaction) async throws -> Set<Int64> {
+        guard !claims.isEmpty else { return [] }
+        let rows = try await tx.rows(
+            """
+            SELECT jobs.id FROM jobs
+            JOIN unnest(\(claims.map(\.job.id))::bigint[], \(claims.map(\.token))::bigint[]) AS held (id, token)
+                ON jobs.id = held.id AND jobs.lease_token = held.token
+            WHERE jobs.state = 'running' ORDER BY jobs.id FOR UPDATE OF jobs
+            """)
+        return Set(try rows.map { try $0.decode(Int64.self) })
     }
 }

@@ -14,14 +14,7 @@ extension PostgresCatalog: JobQueueStore {
     public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] {
         guard !drafts.isEmpty else { return [] }
         let now = Date()
-        return try await transaction { tx in
-            // An earlier draft of the call is live by the time a later one is looked at, so a
-            // repeated unique key is `.alreadyLive` like it would be one transaction later.
-            var results: [EnqueueResult] = []
-            for draft in drafts { results.append(try await Self.enqueue(draft, in: tx, now: now, notify: false)) }
-            if results.contains(where: \.isNew) { try await Self.notifyJobArrival(tx) }
-            return results
-        }
+        return try await transaction { tx in try await Self.enqueue(drafts, in: tx, now: now) }
     }
 
     public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] {
@@ -109,44 +102,119 @@ extension PostgresCatalog {
     ///
     /// - Throws: `StoreError.invalid` for a bad draft.
     static func enqueue(_ draft: JobDraft, in tx: PostgresTransaction, now: Date, notify: Bool = true) async throws -> EnqueueResult {
-        let (kind, maxAttempts) = try JobQueueRules.checked(draft)
-        try requireJSON(draft.payload, what: "payload")
-        let nowMilliseconds = milliseconds(now)
-        let runAt = draft.runAt.map(milliseconds) ?? nowMilliseconds
-        // A live job holding the key may finish between the insert that found it and the
-        // select that reads it: then the key is free, and the insert is tried again.
-        for _ in 0..<3 {
-            // Through the partial unique index `jobs_unique_live`: a concurrent daemon's insert
-            // of the same key makes this one wait for its commit, then do nothing.
-            if let row = try await tx.row(
-                """
-                INSERT INTO jobs (kind, payload, state, priority, attempts, max_attempts, run_at, unique_key, created_at, updated_at)
-                VALUES (\(kind), \(draft.payload), 'queued', \(draft.priority), 0, \(maxAttempts), \(runAt), \(draft.uniqueKey),
-                        \(nowMilliseconds), \(nowMilliseconds))
-                ON CONFLICT DO NOTHING
-                RETURNING \(unescaped: JobQueueRules.columns)
-                """)
-            {
-                if notify { try await notifyJobArrival(tx) }
-                return .enqueued(try job(row))
+        guard let result = try await enqueue([draft], in: tx, now: now, notify: notify).first else {
+            throw StoreError.failedPrecondition("enqueueing one job returned no result")
+        }
+        return result
+    }
+
+    /// Enqueues jobs inside the caller's transaction with one insert for all of them (one round
+    /// trip, not one per job); one result per draft, in order. A draft whose unique key is live,
+    /// or repeats an earlier draft's, is `.alreadyLive` with the job holding the key, as if the
+    /// drafts were enqueued one after the other.
+    ///
+    /// - Throws: `StoreError.invalid` for a bad draft (and nothing is inserted).
+    static func enqueue(_ drafts: [JobDraft], in tx: PostgresTransaction, now: Date, notify: Bool = true) async throws -> [EnqueueResult] {
+        guard !drafts.isEmpty else { return [] }
+        var checked: [(kind: String, maxAttempts: Int)] = []
+        for draft in drafts {
+            checked.append(try JobQueueRules.checked(draft))
+            try requireJSON(draft.payload, what: "payload")
+        }
+        // A key repeated within the call is the job of its first draft.
+        var firstDraftOfKey: [String: Int] = [:]
+        var repeats: [(index: Int, of: Int)] = []
+        var pending: [Int] = []
+        for (index, draft) in drafts.enumerated() {
+            if let key = draft.uniqueKey {
+                if let first = firstDraftOfKey[key] {
+                    repeats.append((index, first))
+                    continue
+                }
+                firstDraftOfKey[key] = index
             }
-            guard let key = draft.uniqueKey else { break }
-            if let row = try await tx.row(
-                """
-                SELECT \(unescaped: JobQueueRules.columns) FROM jobs
-                WHERE unique_key = \(key) AND state IN ('queued', 'running', 'failed') ORDER BY id LIMIT 1
-                """)
-            {
-                return .alreadyLive(try job(row))
+            pending.append(index)
+        }
+        var results = [EnqueueResult?](repeating: nil, count: drafts.count)
+        // A live job holding a key may finish between the insert that found it and the select
+        // that reads it: then the key is free, and its draft is inserted again.
+        for _ in 0..<3 where !pending.isEmpty {
+            for row in try await tx.rows(insertion(of: pending.map { (drafts[$0], checked[$0]) }, now: now)) {
+                let position = try row.makeRandomAccess()[jobColumnCount].decode(Int.self) - 1
+                guard pending.indices.contains(position) else { throw StoreError.failedPrecondition("an inserted job matched no draft") }
+                results[pending[position]] = .enqueued(try job(row))
+            }
+            let refused = pending.filter { results[$0] == nil }
+            let keys = refused.compactMap { drafts[$0].uniqueKey }
+            var holders: [String: Job] = [:]
+            if !keys.isEmpty {
+                for row in try await tx.rows(
+                    """
+                    SELECT DISTINCT ON (unique_key) \(unescaped: JobQueueRules.columns) FROM jobs
+                    WHERE unique_key = ANY(\(keys)::text[]) AND state IN ('queued', 'running', 'failed') ORDER BY unique_key, id
+                    """)
+                {
+                    let holder = try job(row)
+                    if let key = holder.uniqueKey { holders[key] = holder }
+                }
+            }
+            pending = []
+            for index in refused {
+                if let key = drafts[index].uniqueKey, let holder = holders[key] {
+                    results[index] = .alreadyLive(holder)
+                } else {
+                    pending.append(index)
+                }
             }
         }
-        throw StoreError.failedPrecondition("the job insert returned no row and no live job holds its key")
+        guard pending.isEmpty else {
+            throw StoreError.failedPrecondition("the job insert returned no row and no live job holds its key")
+        }
+        for (index, first) in repeats {
+            if let holder = results[first]?.job { results[index] = .alreadyLive(holder) }
+        }
+        let enqueued = results.compactMap { $0 }
+        guard enqueued.count == drafts.count else { throw StoreError.failedPrecondition("a draft was neither enqueued nor found live") }
+        if notify && enqueued.contains(where: \.isNew) { try await notifyJobArrival(tx) }
+        return enqueued
+    }
+
+    /// One insert of checked drafts, returning each new job's row with the draft's position
+    /// (from 1) after the job's columns. Ids are drawn before the insert so each row can be
+    /// matched to its draft; a draft whose key is live inserts nothing: through the partial
+    /// unique index `jobs_unique_live`, a concurrent daemon's insert of the same key makes this
+    /// one wait for its commit, then skip the row.
+    private static func insertion(of drafts: [(JobDraft, (kind: String, maxAttempts: Int))], now: Date) -> PostgresQuery {
+        let nowMilliseconds = milliseconds(now)
+        let kinds = drafts.map(\.1.kind), payloads = drafts.map(\.0.payload), priorities = drafts.map { Int64($0.0.priority) }
+        let maxAttempts = drafts.map { Int64($0.1.maxAttempts) }, runAts = drafts.map { $0.0.runAt.map(milliseconds) ?? nowMilliseconds }
+        // Arrays of optionals do not bind: a key, and whether there is one.
+        let keys = drafts.map { $0.0.uniqueKey ?? "" }, hasKeys = drafts.map { $0.0.uniqueKey != nil }
+        return """
+            WITH draft AS MATERIALIZED (
+                SELECT nextval(pg_get_serial_sequence('jobs', 'id')) AS id, d.*
+                FROM unnest(\(kinds)::text[], \(payloads)::text[], \(priorities)::bigint[], \(maxAttempts)::bigint[], \(runAts)::bigint[],
+                            \(keys)::text[], \(hasKeys)::boolean[])
+                    WITH ORDINALITY AS d (kind, payload, priority, max_attempts, run_at, unique_key, has_key, position)
+            ), inserted AS (
+                INSERT INTO jobs (id, kind, payload, state, priority, attempts, max_attempts, run_at, unique_key, created_at, updated_at)
+                SELECT id, kind, payload, 'queued', priority, 0, max_attempts, run_at, CASE WHEN has_key THEN unique_key END,
+                    \(nowMilliseconds), \(nowMilliseconds)
+                FROM draft ORDER BY position
+                ON CONFLICT DO NOTHING
+                RETURNING \(unescaped: JobQueueRules.columns)
+            )
+            SELECT inserted.*, draft.position FROM inserted JOIN draft ON draft.id = inserted.id
+            """
     }
 }
 
 // MARK: - Rows
 
 extension PostgresCatalog {
+    /// How many columns `JobQueueRules.columns` names: a statement's extra columns come after.
+    static let jobColumnCount = 16
+
     /// A job from a row of `JobQueueRules.columns`, read by position.
     static func job(_ row: PostgresRow) throws -> Job {
         let cells = row.makeRandomAccess()

@@ -33,6 +33,35 @@ struct JobQueueClaimsTests {
         #expect(try await catalog.enqueue([JobDraft]()).isEmpty)
     }
 
+    @Test(arguments: StoreBackend.available) func aLargeBatchGivesEachDraftItsOwnResult(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
+        let live = try await catalog.enqueue(ingestDraft("live.wav")).job
+        // Jobs without a key, keys new to the catalog (each twice), and a key already live.
+        let drafts = (0..<240).map { index -> JobDraft in
+            switch index % 4 {
+            case 0: JobDraft(kind: "other", payload: #"{"n":\#(index)}"#, priority: index % 3, runAt: at(Double(index)))
+            case 1, 2: ingestDraft("f\(index / 4).wav")
+            default: index == 3 ? ingestDraft("live.wav") : JobDraft(kind: "other", payload: #"{"n":\#(index)}"#, maxAttempts: 1 + index % 5)
+            }
+        }
+        let results = try await catalog.enqueue(drafts)
+        #expect(results.count == drafts.count)
+        for (index, (draft, result)) in zip(drafts, results).enumerated() {
+            #expect(result.job.payload == draft.payload && result.job.uniqueKey == draft.uniqueKey, "draft \(index)")
+            #expect(result.isNew == (index != 3 && index % 4 != 2), "draft \(index)")
+            if draft.uniqueKey == nil {
+                #expect(result.job.priority == draft.priority && result.job.maxAttempts == (draft.maxAttempts ?? JobDraft.defaultMaxAttempts))
+                #expect(result.job.runAt == draft.runAt ?? result.job.createdAt, "draft \(index)")
+            }
+        }
+        #expect(results[3] == .alreadyLive(live))
+        #expect(results[2].job.id == results[1].job.id)
+        let newIDs = results.filter(\.isNew).map(\.job.id)
+        #expect(newIDs == newIDs.sorted() && Set(newIDs).count == newIDs.count, "ids in draft order")
+        #expect(try await catalog.jobs(state: .queued, kind: nil, afterID: nil, limit: 1000).count == newIDs.count + 1)
+    }
+
     @Test(arguments: StoreBackend.available) func batchEnqueueOfABadDraftAddsNothing(backend: StoreBackend) async throws {
         let opened = try await backend.open()
         let catalog = opened.store
@@ -169,6 +198,26 @@ struct JobQueueClaimsTests {
         await #expect(throws: StoreError.self) { _ = try await catalog.commitIngest(bad, now: at(2)) }
         #expect(try await catalog.pathState("alice/a.wav") == nil)
         #expect(try await catalog.job(id: claims[0].job.id).state == .running)
+    }
+
+    @Test(arguments: StoreBackend.available) func aFileRetriedAloneAfterAnotherJobsFollowUpsNamesItsOwnJob(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
+        _ = try await catalog.enqueue([ingestDraft("alice/x.json"), JobDraft(kind: "ingest", payload: #"{"paths":["../out.wav"]}"#)])
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 4], leaseDuration: .seconds(60), now: at(0))
+        #expect(claims.count == 2)
+        let companion = IngestCommit.Job(
+            claim: claims[0], files: [.init(path: "alice/x.json", action: .companion(of: ["alice/x.wav"]))],
+            followUps: [ingestDraft("alice/x.wav"), ingestDraft("alice/y.wav")], listsFiles: false)
+        let retrying = IngestCommit.Job(
+            claim: claims[1], files: [.init(path: "../out.wav", action: .retryAlone(ingestDraft("../out.wav")))], listsFiles: true)
+        let ends = try await catalog.commitIngest(IngestCommit(jobs: [companion, retrying], linking: nil), now: at(1))
+        guard case .completed(let written) = ends.last, case .retried(let retried) = written.first else {
+            Issue.record("expected the file retried alone, got \(ends)")
+            return
+        }
+        #expect(try await catalog.job(id: retried).payload == ingestDraft("../out.wav").payload)
+        #expect(try await catalog.job(id: claims[1].job.id).result == #"{"files":[{"path":"../out.wav","retriedAs":\#(retried)}]}"#)
     }
 
     @Test(arguments: StoreBackend.available) func filesOfOneJobAreStoredTogetherAndTheJobCompletedOnce(backend: StoreBackend) async throws {

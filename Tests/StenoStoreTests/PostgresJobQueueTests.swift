@@ -59,6 +59,30 @@ struct PostgresJobQueueTests {
         #expect(try await catalogs[0].jobs(state: nil, kind: nil, afterID: nil, limit: 100).count == 2)
     }
 
+    @Test func daemonsEnqueuingOverlappingBatchesTogetherMakeOneJobPerKey() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        let keys = (0..<60).map { "ingest:alice/\($0).wav" }
+        // Each batch holds every key, in an order of its own, and jobs without a key.
+        let results = try await withThrowingTaskGroup(of: [EnqueueResult].self) { group in
+            for attempt in 0..<6 {
+                let catalog = catalogs[attempt % catalogs.count]
+                let ordered = attempt.isMultiple(of: 2) ? keys : keys.reversed()
+                group.addTask {
+                    try await catalog.enqueue(ordered.map { JobDraft(kind: "ingest", payload: "{}", uniqueKey: $0) } + [JobDraft(kind: "other")])
+                }
+            }
+            var all: [EnqueueResult] = []
+            for try await batch in group { all += batch }
+            return all
+        }
+        let keyed = results.filter { $0.job.uniqueKey != nil }
+        #expect(keyed.filter(\.isNew).count == keys.count)
+        #expect(Dictionary(grouping: keyed, by: { $0.job.uniqueKey ?? "" }).values.allSatisfy { Set($0.map(\.job.id)).count == 1 })
+        #expect(try await catalogs[0].jobs(state: .queued, kind: "ingest", afterID: nil, limit: 1000).count == keys.count)
+        #expect(try await catalogs[1].jobs(state: .queued, kind: "other", afterID: nil, limit: 1000).count == 6)
+    }
+
     @Test func daemonsFiringOneScheduleTogetherEnqueueItOnce() async throws {
         let catalogs = try await daemons(2)
         defer { catalogs.forEach { $0.close() } }
