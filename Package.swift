@@ -120,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "steno-bench",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore", "StenoCalendar",
+                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore", "StenoCalendar", "StenoPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -23,12 +23,7 @@ struct IngestBenchmark: ParsableCommand {
     @Option(help: "The daemon's job workers for the run.") var workers = 2
 
     func run() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tests/Benchmarks/make-ingest-corpus.sh").path
-        print("preparing the corpus in \(corpus) (base files are reused between runs)…")
-        let generation = try Self.shell(["bash", script, corpus])
-        guard generation.status == 0 else { throw TestDaemonError("corpus generation failed (is ffmpeg installed?):\n\(generation.output)") }
-        let paths = try Self.makeVariants(in: corpus, count: files)
+        let paths = try Self.prepareCorpus(in: corpus, count: files)
         let bytes = paths.reduce(Int64(0)) { $0 + Int64((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? NSNumber)?.int64Value ?? 0) }
         print("corpus: \(paths.count) distinct files, \(bytes / 1024) KiB, 7 containers\n")
 
@@ -158,24 +153,12 @@ struct IngestBenchmark: ParsableCommand {
         // Staged on the inbox's file system, so `mv` is a rename.
         let staging = daemon.root + "/staging"
         if method == .mv {
-            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-            for path in paths {
-                let staged = staging + "/" + (path as NSString).lastPathComponent
-                try FileManager.default.copyItem(atPath: path, toPath: staged)
-                // The recording's own mtime, as sync tools set it before renaming a file into place.
-                let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
-                try FileManager.default.setAttributes([.modificationDate: written ?? Date()], ofItemAtPath: staged)
-            }
+            try Self.stage(paths, in: staging)
         }
         let dropStart = Date()
         switch method {
         case .mv:
-            for path in paths {
-                let name = (path as NSString).lastPathComponent
-                guard rename(staging + "/" + name, inbox + "/" + name) == 0 else {
-                    throw TestDaemonError("cannot move \(name) into the inbox: \(String(cString: strerror(errno)))")
-                }
-            }
+            try Self.moveStaged(paths, from: staging, into: inbox)
         case .cp:
             let copy = try Self.shell(["sh", "-c", "cd \(corpus)/variants && cp rec-* \(inbox)/"])
             guard copy.status == 0 else { throw TestDaemonError("cp failed: \(copy.output)") }
@@ -206,6 +189,40 @@ struct IngestBenchmark: ParsableCommand {
     /// The load averages, to judge how busy the shared machine was.
     static func loadAverage() -> String {
         (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+    }
+
+    /// Copies `paths` into `staging` (on the inbox's file system, so moving them in is a rename)
+    /// with the mtimes they were written with, as sync tools set them before renaming a file
+    /// into place.
+    static func stage(_ paths: [String], in staging: String) throws {
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        for path in paths {
+            let staged = staging + "/" + (path as NSString).lastPathComponent
+            try FileManager.default.copyItem(atPath: path, toPath: staged)
+            let written = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate]
+            try FileManager.default.setAttributes([.modificationDate: written ?? Date()], ofItemAtPath: staged)
+        }
+    }
+
+    /// Renames the staged copies of `paths` into `inbox`.
+    static func moveStaged(_ paths: [String], from staging: String, into inbox: String) throws {
+        for path in paths {
+            let name = (path as NSString).lastPathComponent
+            guard rename(staging + "/" + name, inbox + "/" + name) == 0 else {
+                throw TestDaemonError("cannot move \(name) into the inbox: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Generates the base files in `folder` (kept between runs) and `count` distinct variants
+    /// of them; returns the variants' paths.
+    static func prepareCorpus(in folder: String, count: Int) throws -> [String] {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tests/Benchmarks/make-ingest-corpus.sh").path
+        print("preparing the corpus in \(folder) (base files are reused between runs)…")
+        let generation = try shell(["bash", script, folder])
+        guard generation.status == 0 else { throw TestDaemonError("corpus generation failed (is ffmpeg installed?):\n\(generation.output)") }
+        return try makeVariants(in: folder, count: count)
     }
 
     /// Copies of the base files with the marker's digits replaced by a serial number:

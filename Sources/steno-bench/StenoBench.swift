@@ -8,7 +8,7 @@ struct StenoBench: AsyncParsableCommand {
         commandName: "steno-bench",
         abstract: "Steno's benchmarks. Run in release: swift run -c release steno-bench <name>.",
         subcommands: [
-            RPCBenchmark.self, IngestBenchmark.self, LinkBenchmark.self, CalDAVBenchmark.self, GraphBenchmark.self, DeviceBenchmark.self,
+            RPCBenchmark.self, IngestBenchmark.self, LinkBenchmark.self, CalDAVBenchmark.self, GraphBenchmark.self, DeviceBenchmark.self, QueueBenchmark.self,
         ]
     )
 }

@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import Logging
+import StenoCore
+import StenoPostgres
+import StenoService
+import StenoStore
+import StenoTesting
+
+/// `steno-bench queue`: the job queue on SQLite with one daemon against PostgreSQL with 1, 2
+/// and 3 daemons, in one run: no-op jobs per second (worker pools in this process, each with
+/// its own catalog, as a daemon has), ingest files per second (real `stenod` processes sharing
+/// one inbox), and the cost of one claim's round trip.
+struct QueueBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "No-op jobs/s and ingest files/s: SQLite with one daemon, PostgreSQL with 1, 2 and 3 daemons "
+            + "(targets: PostgreSQL with one daemon ≥60% of SQLite's ingest rate; more daemons never lower the total).")
+
+    @Option(help: "No-op jobs per run.") var jobs = 3000
+    @Option(help: "Files ingested per run.") var files = 600
+    @Option(help: "Claims timed one at a time for the per-claim cost.") var claims = 500
+    @Option(help: "Job workers per daemon.") var workers = 2
+    @Option(help: "Most PostgreSQL daemons (runs with 1 up to this many).") var daemons = 3
+    @Option(help: "The daemons' settle interval in seconds.") var settle = 0.2
+    @Option(help: "Where the generated corpus is kept between runs.") var corpus = "/tmp/steno-bench-queue-corpus"
+
+    /// Where a run's catalog is.
+    enum Backend: CustomStringConvertible {
+        case sqlite
+        case postgres(daemons: Int)
+
+        var description: String {
+            switch self {
+            case .sqlite: "SQLite, 1 daemon"
+            case .postgres(let daemons): "PostgreSQL, \(daemons) daemon\(daemons == 1 ? "" : "s")"
+            }
+        }
+    }
+
+    /// One backend's figures.
+    struct Figures {
+        var backend: Backend
+        var enqueueRate: Double
+        var noopRate: Double
+        var ingestRate: Double
+        var drainedRate: Double
+    }
+
+    func run() async throws {
+        let paths = try IngestBenchmark.prepareCorpus(in: corpus, count: files)
+        print("starting a private PostgreSQL cluster…")
+        let cluster = try await PostgresCluster.shared()
+        defer { cluster.shutdown() }
+        let loadBefore = IngestBenchmark.loadAverage()
+        print("load before the runs: \(loadBefore)\n")
+
+        let sqliteCost = try await claimCost(on: .sqlite, cluster: cluster)
+        let postgresCost = try await claimCost(on: .postgres(daemons: 1), cluster: cluster)
+        print(String(format: "one claim, one at a time: SQLite %.3f ms, PostgreSQL %.3f ms; one completion: SQLite %.3f ms, PostgreSQL %.3f ms",
+                     sqliteCost.claim * 1000, postgresCost.claim * 1000, sqliteCost.complete * 1000, postgresCost.complete * 1000))
+
+        var figures: [Figures] = []
+        for backend in [Backend.sqlite] + (1...max(1, daemons)).map({ Backend.postgres(daemons: $0) }) {
+            let noop = try await noopRun(on: backend, cluster: cluster)
+            let ingest = try await ingestRun(on: backend, paths: paths, cluster: cluster)
+            print(String(format: "%@: enqueue %.0f jobs/s, no-op %.0f jobs/s, ingest %.0f files/s (%.0f/s until the queue was empty)",
+                         backend.description, noop.enqueueRate, noop.drainRate, ingest.readyRate, ingest.drainedRate))
+            figures.append(Figures(backend: backend, enqueueRate: noop.enqueueRate, noopRate: noop.drainRate, ingestRate: ingest.readyRate,
+                                   drainedRate: ingest.drainedRate))
+        }
+        report(figures, sqliteCost: sqliteCost, postgresCost: postgresCost, loadBefore: loadBefore)
+    }
+
+    /// The table, the ratios and the targets.
+    func report(_ figures: [Figures], sqliteCost: ClaimCost, postgresCost: ClaimCost, loadBefore: String) {
+        func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 22, withPad: " ", startingAt: 0) }.joined()) }
+        print("")
+        row(["backend", "enqueue jobs/s", "no-op jobs/s", "ingest files/s", "… queue empty"])
+        for figure in figures {
+            row([figure.backend.description, String(format: "%.0f", figure.enqueueRate), String(format: "%.0f", figure.noopRate),
+                 String(format: "%.0f", figure.ingestRate), String(format: "%.0f", figure.drainedRate)])
+        }
+        guard let sqlite = figures.first, figures.count > 1 else { return }
+        let postgres = Array(figures.dropFirst())
+        let one = postgres[0]
+        print("")
+        print(String(format: "PostgreSQL 1 daemon / SQLite: ingest %.0f%%, no-op %.0f%%, enqueue %.0f%%",
+                     one.ingestRate / sqlite.ingestRate * 100, one.noopRate / sqlite.noopRate * 100, one.enqueueRate / sqlite.enqueueRate * 100))
+        for figure in postgres.dropFirst() {
+            print(String(format: "%@ / 1 daemon: ingest %.2f×, no-op %.2f×", figure.backend.description,
+                         figure.ingestRate / one.ingestRate, figure.noopRate / one.noopRate))
+        }
+        print(String(format: "per claim (one at a time, idle queue): PostgreSQL %.3f ms = %.0f claims/s for one worker; SQLite %.3f ms",
+                     postgresCost.claim * 1000, 1 / postgresCost.claim, sqliteCost.claim * 1000))
+        print("")
+        let ratio = one.ingestRate / sqlite.ingestRate
+        print(String(format: "PostgreSQL with one daemon: %.0f%% of SQLite's ingest rate (target ≥60%%): %@", ratio * 100, ratio >= 0.6 ? "PASS" : "FAIL"))
+        var previous = one
+        var neverLower = true
+        for figure in postgres.dropFirst() {
+            let ingestHolds = figure.ingestRate >= previous.ingestRate, noopHolds = figure.noopRate >= previous.noopRate
+            neverLower = neverLower && ingestHolds && noopHolds
+            print(String(format: "%@ vs %@: ingest %.0f → %.0f files/s, no-op %.0f → %.0f jobs/s", figure.backend.description,
+                         previous.backend.description, previous.ingestRate, figure.ingestRate, previous.noopRate, figure.noopRate))
+            previous = figure
+        }
+        print("adding daemons never lowers the total (target): \(neverLower ? "PASS" : "FAIL")")
+        print("every daemon runs on this one machine (\(ProcessInfo.processInfo.activeProcessorCount) cores), with the database server: "
+              + "more daemons add workers, not cores")
+        print("load before the runs: \(loadBefore); after: \(IngestBenchmark.loadAverage())")
+    }
+
+    // MARK: - No-op jobs in this process
+
+    /// A fresh catalog per simulated daemon: one SQLite file, or one pool each on a fresh
+    /// PostgreSQL database.
+    func catalogs(for backend: Backend, cluster: PostgresCluster) async throws -> (stores: [any CatalogStore], close: () -> Void) {
+        switch backend {
+        case .sqlite:
+            let folder = NSTemporaryDirectory() + "steno-bench-queue-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
+            return ([catalog], { try? FileManager.default.removeItem(atPath: folder) })
+        case .postgres(let daemons):
+            let settings = try PostgresSettings.parse(url: cluster.socketURL(database: try await cluster.createDatabase(prefix: "steno_bench")))
+            var catalogs: [PostgresCatalog] = []
+            for index in 0..<daemons {
+                var logger = Logger(label: "steno.bench.daemon\(index)")
+                logger.logLevel = .warning
+                catalogs.append(try await PostgresCatalog.open(settings, logger: logger))
+            }
+            return (catalogs, { catalogs.forEach { $0.close() } })
+        }
+    }
+
+    /// Enqueues the no-op jobs (batches of 100) with every pool stopped, then starts one pool
+    /// per daemon and times until the queue is empty.
+    func noopRun(on backend: Backend, cluster: PostgresCluster) async throws -> (enqueueRate: Double, drainRate: Double) {
+        let (stores, close) = try await catalogs(for: backend, cluster: cluster)
+        defer { close() }
+        let drafts = (0..<jobs).map { _ in JobDraft(kind: NoopJob.name, payload: "{}") }
+        let enqueueStart = Date()
+        for start in stride(from: 0, to: drafts.count, by: 100) {
+            _ = try await stores[0].enqueue(Array(drafts[start..<min(drafts.count, start + 100)]))
+        }
+        let enqueueSeconds = Date().timeIntervalSince(enqueueStart)
+        var settings = JobWorkerPool.Settings()
+        settings.workers = workers
+        let pools = stores.enumerated().map { index, store in
+            var logger = Logger(label: "steno.bench.pool\(index)")
+            logger.logLevel = .warning
+            return JobWorkerPool(queue: JobQueue(store: store), handlers: [NoopJobHandler()], settings: settings, logger: logger)
+        }
+        let drainStart = Date()
+        let running = pools.map { pool in Task { try await pool.run() } }
+        defer { running.forEach { $0.cancel() } }
+        let deadline = Date().addingTimeInterval(600)
+        while try await stores[0].statistics().queueDepth > 0 {
+            guard Date() < deadline else { throw ValidationError("\(backend): the no-op jobs were not done within 600 s") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let drainSeconds = Date().timeIntervalSince(drainStart)
+        let succeeded = try await stores[0].jobs(state: .succeeded, kind: nil, afterID: nil, limit: jobs + 1).count
+        guard succeeded == jobs else { throw ValidationError("\(backend): \(succeeded) of \(jobs) no-op jobs succeeded") }
+        for task in running {
+            task.cancel()
+            _ = try? await task.value
+        }
+        return (Double(jobs) / enqueueSeconds, Double(jobs) / drainSeconds)
+    }
+
+    /// The time of one claim and of one completion, one at a time on an otherwise idle queue:
+    /// the round trip every claim of every worker pays at least.
+    struct ClaimCost {
+        var claim: Double
+        var complete: Double
+    }
+
+    func claimCost(on backend: Backend, cluster: PostgresCluster) async throws -> ClaimCost {
+        let (stores, close) = try await catalogs(for: backend, cluster: cluster)
+        defer { close() }
+        let store = stores[0]
+        _ = try await store.enqueue((0..<claims).map { _ in JobDraft(kind: NoopJob.name, payload: "{}") })
+        var claiming = 0.0, completing = 0.0
+        for _ in 0..<claims {
+            let claimStart = Date()
+            guard let claim = try await store.claim(workerID: "bench/1/1", kinds: nil, limits: [:], leaseDuration: .seconds(60), now: Date()).first
+            else { throw ValidationError("\(backend): a claim found no job") }
+            let completeStart = Date()
+            _ = try await store.complete([JobCompletion(claim: claim, result: nil)], now: Date())
+            claiming += completeStart.timeIntervalSince(claimStart)
+            completing += Date().timeIntervalSince(completeStart)
+        }
+        return ClaimCost(claim: claiming / Double(max(1, claims)), complete: completing / Double(max(1, claims)))
+    }
+}
