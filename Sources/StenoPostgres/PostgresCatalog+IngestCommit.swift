@@ -21,12 +21,25 @@ extension PostgresCatalog: IngestStore {
             // this commit keeps that one live job).
             var drafts: [JobDraft] = []
             var retriedEntries: [(job: Int, file: Int, draft: Int)] = []
+            // New files with new content first, all at once; the rest one at a time below.
+            let files = commit.jobs.filter { held.contains($0.claim.job.id) }.flatMap(\.files)
+            let candidates = Self.newRecordingCandidates(files)
+            let storedAtOnce = try await Self.recordNewIngests(
+                candidates.compactMap { if case .record(let record) = files[$0].action { record } else { nil } }, in: tx)
+            var newRecordingIDs: [Int: Int64] = [:]
+            for (position, fileIndex) in candidates.enumerated() { newRecordingIDs[fileIndex] = storedAtOnce[position] }
+            var fileIndex = 0
             for (index, job) in commit.jobs.enumerated() where held.contains(job.claim.job.id) {
                 var entries: [IngestCommit.Written?] = []
                 for file in job.files {
+                    defer { fileIndex += 1 }
                     switch file.action {
                     case .record(let record):
-                        recordingIDs.append(try await Self.recordIngest(record, in: tx))
+                        if let id = newRecordingIDs[fileIndex] {
+                            recordingIDs.append(id)
+                        } else {
+                            recordingIDs.append(try await Self.recordIngest(record, in: tx))
+                        }
                         entries.append(nil)
                     case .markGone:
                         entries.append(.gone(try await Self.markPathGone(file.path, nowMilliseconds: nowMilliseconds, in: tx)))

@@ -118,7 +118,7 @@ extension PostgresCatalog {
 
     /// The columns an ingest writes besides its hash, owner and size: everything read for a
     /// readable file; nothing but the status and reason for one that failed.
-    private struct ReadValues {
+    struct ReadValues {
         var format: String?, codec: String?, duration: Double?, sampleRate: Int?, channels: Int?, recordedAt: Int64?
         var recordedAtSource: String?, title: String?, iCalUIDHint: String?, eventIDHint: String?, providerHint: String?
         var sidecar: String?, transcript: String?, warnings: String?, status: RecordingStatus, failureReason: String?

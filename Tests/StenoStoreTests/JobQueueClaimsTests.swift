@@ -185,6 +185,54 @@ struct JobQueueClaimsTests {
         #expect(links.map(\.uniqueKey) == ["link:\(a.id)"])
     }
 
+    @Test(arguments: StoreBackend.available) func newFilesCommittedTogetherAreStoredAsOneFileAloneWouldBe(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
+        let owner = try await catalog.addUser(UserDraft(name: "alice"))
+        let metadata = RecordingMetadata(
+            format: "m4a", codec: "aac", duration: 1234.5678, sampleRate: 44_100, channels: 2, recordedAt: at(-3600.25),
+            recordedAtSource: .sidecar, title: "Quarterly review", iCalUIDHint: "uid-1", eventIDHint: "event-1", providerHint: "ics",
+            sidecarJSON: #"{"title":"Quarterly review","extra":[1,2.5,"é"]}"#, transcript: "hello \"world\"\nsecond line",
+            warnings: ["the file was cut short"])
+        func record(_ path: String, hash: String, owner: Int64?, outcome: IngestRecord.Outcome) -> IngestRecord {
+            IngestRecord(path: path, size: 4321, modified: at(-100), contentHash: hash, ownerID: owner, outcome: outcome, now: at(1))
+        }
+        // The same readings stored one at a time, as the reference.
+        let aloneReady = try await catalog.recordIngest(record("alice/alone.m4a", hash: "h-alone", owner: owner.id, outcome: .ready(metadata)))
+        let aloneFailed = try await catalog.recordIngest(
+            record("alice/alone-bad.m4a", hash: "h-alone-bad", owner: nil, outcome: .failed(reason: "truncated")))
+        _ = try await catalog.enqueue((0..<3).map { ingestDraft("alice/f\($0).m4a") })
+        let claims = try await catalog.claim(workerID: "w", kinds: nil, limits: ["ingest": 3], leaseDuration: .seconds(60), now: at(0))
+        #expect(claims.count == 3)
+        let ends = try await catalog.commitIngest(
+            commit([
+                (claims[0], record("alice/f0.m4a", hash: "h-ready", owner: owner.id, outcome: .ready(metadata))),
+                (claims[1], record("alice/f1.m4a", hash: "h-bad", owner: nil, outcome: .failed(reason: "truncated"))),
+                // Content catalogued before: one more path of that recording.
+                (claims[2], record("alice/f2.m4a", hash: "h-alone", owner: owner.id, outcome: .ready(metadata))),
+            ]), now: at(2))
+        let recordings = ends.compactMap { end -> Recording? in
+            guard case .completed(let written) = end, case .recorded(let recording) = written.first else { return nil }
+            return recording
+        }
+        #expect(recordings.count == 3, "\(ends)")
+        guard recordings.count == 3 else { return }
+        func comparable(_ recording: Recording) -> Recording {
+            var recording = recording
+            (recording.id, recording.contentHash, recording.paths) = (0, nil, [])
+            return recording
+        }
+        #expect(comparable(recordings[0]) == comparable(aloneReady))
+        #expect(comparable(recordings[1]) == comparable(aloneFailed))
+        #expect(recordings[0].paths.map(\.path) == ["alice/f0.m4a"])
+        #expect(recordings[2].id == aloneReady.id)
+        #expect(Set(recordings[2].paths.map(\.path)) == ["alice/alone.m4a", "alice/f2.m4a"])
+        #expect(try await catalog.pathState("alice/f0.m4a")?.recordingID == recordings[0].id)
+        #expect(try await catalog.pathState("alice/f0.m4a")?.size == 4321)
+        let hits = try await catalog.search("quarterly", visibleTo: nil, offset: 0, limit: 10).filter { $0.kind == "recording" }
+        #expect(Set(hits.map(\.id)) == [aloneReady.id, recordings[0].id])
+    }
+
     @Test(arguments: StoreBackend.available) func aBadFollowUpWritesNothingOfTheBatch(backend: StoreBackend) async throws {
         let opened = try await backend.open()
         let catalog = opened.store
