@@ -6,6 +6,7 @@ import StenoPostgres
 import StenoService
 import StenoStore
 import StenoTesting
+import Synchronization
 
 /// `steno-bench queue`: the job queue on SQLite with one daemon against PostgreSQL with 1, 2
 /// and 3 daemons, in one run: no-op jobs per second (worker pools in this process, each with
@@ -17,12 +18,13 @@ struct QueueBenchmark: AsyncParsableCommand {
         abstract: "No-op jobs/s and ingest files/s: SQLite with one daemon, PostgreSQL with 1, 2 and 3 daemons "
             + "(targets: PostgreSQL with one daemon ≥60% of SQLite's ingest rate; more daemons never lower the total).")
 
-    @Option(help: "No-op jobs per run.") var jobs = 3000
-    @Option(help: "Files ingested per run.") var files = 600
+    @Option(help: "No-op jobs per run.") var jobs = 5000
+    @Option(help: "Files ingested per run.") var files = 3000
     @Option(help: "Claims timed one at a time for the per-claim cost.") var claims = 500
     @Option(help: "Job workers per daemon.") var workers = 2
     @Option(help: "Most PostgreSQL daemons (runs with 1 up to this many).") var daemons = 3
     @Option(help: "The daemons' settle interval in seconds.") var settle = 0.2
+    @Option(help: "Rounds over every backend (each figure is the median of its rounds).") var rounds = 3
     @Option(help: "Where the generated corpus is kept between runs.") var corpus = "/tmp/steno-bench-queue-corpus"
 
     /// Where a run's catalog is.
@@ -60,14 +62,24 @@ struct QueueBenchmark: AsyncParsableCommand {
         print(String(format: "one claim, one at a time: SQLite %.3f ms, PostgreSQL %.3f ms; one completion: SQLite %.3f ms, PostgreSQL %.3f ms",
                      sqliteCost.claim * 1000, postgresCost.claim * 1000, sqliteCost.complete * 1000, postgresCost.complete * 1000))
 
-        var figures: [Figures] = []
-        for backend in [Backend.sqlite] + (1...max(1, daemons)).map({ Backend.postgres(daemons: $0) }) {
-            let noop = try await noopRun(on: backend, cluster: cluster)
-            let ingest = try await ingestRun(on: backend, paths: paths, cluster: cluster)
-            print(String(format: "%@: enqueue %.0f jobs/s, no-op %.0f jobs/s, ingest %.0f files/s (%.0f/s until the queue was empty)",
-                         backend.description, noop.enqueueRate, noop.drainRate, ingest.readyRate, ingest.drainedRate))
-            figures.append(Figures(backend: backend, enqueueRate: noop.enqueueRate, noopRate: noop.drainRate, ingestRate: ingest.readyRate,
-                                   drainedRate: ingest.drainedRate))
+        // Rounds go through every backend in turn, so a change of the shared machine's load
+        // falls on all of them; each figure is the median of its rounds.
+        let backends = [Backend.sqlite] + (1...max(1, daemons)).map { Backend.postgres(daemons: $0) }
+        var samples = Array(repeating: [Figures](), count: backends.count)
+        for round in 1...max(1, rounds) {
+            for (index, backend) in backends.enumerated() {
+                let noop = try await noopRun(on: backend, cluster: cluster)
+                let ingest = try await ingestRun(on: backend, paths: paths, cluster: cluster)
+                print(String(format: "round %d, %@: enqueue %.0f jobs/s, no-op %.0f jobs/s, ingest %.0f files/s (%.0f/s until the queue was empty)",
+                             round, backend.description, noop.enqueueRate, noop.drainRate, ingest.readyRate, ingest.drainedRate))
+                samples[index].append(Figures(backend: backend, enqueueRate: noop.enqueueRate, noopRate: noop.drainRate,
+                                              ingestRate: ingest.readyRate, drainedRate: ingest.drainedRate))
+            }
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let figures = zip(backends, samples).map { backend, runs in
+            Figures(backend: backend, enqueueRate: median(runs.map(\.enqueueRate)), noopRate: median(runs.map(\.noopRate)),
+                    ingestRate: median(runs.map(\.ingestRate)), drainedRate: median(runs.map(\.drainedRate)))
         }
         report(figures, sqliteCost: sqliteCost, postgresCost: postgresCost, loadBefore: loadBefore)
     }
@@ -76,6 +88,7 @@ struct QueueBenchmark: AsyncParsableCommand {
     func report(_ figures: [Figures], sqliteCost: ClaimCost, postgresCost: ClaimCost, loadBefore: String) {
         func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 22, withPad: " ", startingAt: 0) }.joined()) }
         print("")
+        print("medians of \(rounds) rounds; \(jobs) no-op jobs, \(files) files, \(workers) workers per daemon")
         row(["backend", "enqueue jobs/s", "no-op jobs/s", "ingest files/s", "… queue empty"])
         for figure in figures {
             row([figure.backend.description, String(format: "%.0f", figure.enqueueRate), String(format: "%.0f", figure.noopRate),
@@ -147,18 +160,22 @@ struct QueueBenchmark: AsyncParsableCommand {
         let enqueueSeconds = Date().timeIntervalSince(enqueueStart)
         var settings = JobWorkerPool.Settings()
         settings.workers = workers
+        let ran = RunCount()
         let pools = stores.enumerated().map { index, store in
             var logger = Logger(label: "steno.bench.pool\(index)")
             logger.logLevel = .warning
-            return JobWorkerPool(queue: JobQueue(store: store), handlers: [NoopJobHandler()], settings: settings, logger: logger)
+            return JobWorkerPool(queue: JobQueue(store: store), handlers: [CountedNoopHandler(ran: ran)], settings: settings, logger: logger)
         }
         let drainStart = Date()
         let running = pools.map { pool in Task { try await pool.run() } }
         defer { running.forEach { $0.cancel() } }
         let deadline = Date().addingTimeInterval(600)
-        while try await stores[0].statistics().queueDepth > 0 {
+        // Counted in this process until every job ran, so polling does not load the database
+        // being measured; then the catalog, until the last completions are recorded.
+        while true {
             guard Date() < deadline else { throw ValidationError("\(backend): the no-op jobs were not done within 600 s") }
-            try await Task.sleep(for: .milliseconds(5))
+            if ran.value.load(ordering: .relaxed) >= jobs, try await stores[0].statistics().queueDepth == 0 { break }
+            try await Task.sleep(for: .milliseconds(2))
         }
         let drainSeconds = Date().timeIntervalSince(drainStart)
         let succeeded = try await stores[0].jobs(state: .succeeded, kind: nil, afterID: nil, limit: jobs + 1).count
@@ -194,4 +211,19 @@ struct QueueBenchmark: AsyncParsableCommand {
         }
         return ClaimCost(claim: claiming / Double(max(1, claims)), complete: completing / Double(max(1, claims)))
     }
+}
+
+/// The product's no-op handler, counting the jobs it ran.
+struct CountedNoopHandler: JobHandler {
+    let ran: RunCount
+
+    func run(_ attempts: [JobAttempt<NoopJob>], context: JobContext) async throws -> [JobOutcome<NoopJob.Result>] {
+        defer { ran.value.add(attempts.count, ordering: .relaxed) }
+        return try await NoopJobHandler().run(attempts, context: context)
+    }
+}
+
+/// How many jobs ran, shared by the pools of a run.
+final class RunCount: Sendable {
+    let value = Atomic<Int>(0)
 }
