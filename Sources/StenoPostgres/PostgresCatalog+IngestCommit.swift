@@ -8,7 +8,7 @@ extension PostgresCatalog: IngestStore {
     public func commitIngest(_ commit: IngestCommit, now: Date) async throws -> [IngestCommit.JobEnd] {
         guard !commit.jobs.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
-        return try await transaction { tx in
+        let (ends, enqueued) = try await transaction { tx -> ([IngestCommit.JobEnd], Int) in
             // Every job's lease checked in one statement, locking the rows: no other daemon's
             // requeue or claim can take a job between this check and its completion below.
             // Every job is written before any is completed.
@@ -69,13 +69,18 @@ extension PostgresCatalog: IngestStore {
                 // Unreachable: the jobs' rows are locked since their leases were checked.
                 if let stale = zip(assembly.completions, recorded).first(where: { !$0.1 }) { throw JobQueueRules.staleLease(stale.0.claim) }
             }
-            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) {
-                _ = try await Self.enqueue(draft, in: tx, now: now, notify: false)
+            var enqueued = queued.filter(\.isNew).count
+            if let draft = commit.linking?.draft(recordingIDs: assembly.ready),
+                try await Self.enqueue(draft, in: tx, now: now, notify: false).isNew
+            {
+                enqueued += 1
             }
             // Once for whatever this commit queued (a notification without a new job only
             // makes idle workers look).
             try await Self.notifyJobArrival(tx)
-            return assembly.ends
+            return (assembly.ends, enqueued)
         }
+        await noteEnqueued(enqueued)
+        return ends
     }
 }

@@ -16,7 +16,20 @@ extension PostgresCatalog {
         workerID: String, kinds: Set<String>?, limits: [String: Int], leaseDuration: Duration, now: Date
     ) async throws -> [ClaimedJob] {
         let nowMilliseconds = Self.milliseconds(now)
-        let expires = nowMilliseconds + CatalogTime.milliseconds(leaseDuration)
+        let rows = try await rows(
+            Self.claimStatement(
+                workerID: workerID, kinds: kinds, limits: limits, nowMilliseconds: nowMilliseconds,
+                expires: nowMilliseconds + CatalogTime.milliseconds(leaseDuration)))
+        let claimed = try rows.map { ClaimedJob(job: try Self.job($0), token: try $0.makeRandomAccess()[Self.jobColumnCount].decode(Int64.self)) }
+        // RETURNING does not promise an order: hand the claims out in claim order.
+        return claimed.sorted { ($0.job.runAt, $0.job.id) < ($1.job.runAt, $1.job.id) }
+    }
+
+    /// The statement of ``claim(workerID:kinds:limits:leaseDuration:now:)``: it returns the
+    /// claimed jobs' rows with their new token after the job's columns.
+    static func claimStatement(
+        workerID: String, kinds: Set<String>?, limits: [String: Int], nowMilliseconds: Int64, expires: Int64
+    ) -> PostgresQuery {
         let kindList = kinds.map { $0.sorted() }
         let batchKinds = limits.keys.sorted()
         let batchSizes = batchKinds.map { Int64(max(1, limits[$0] ?? 1)) }
@@ -25,9 +38,9 @@ extension PostgresCatalog {
         // urgent job of another kind or priority. Locked until commit: another daemon's claim
         // skips it. It is the first of its kind and priority and locked by this statement (which
         // its own lock does not skip), so it is in the batch. Materialized: each locking
-        // subquery runs once, so the limit holds.
-        let rows = try await rows(
-            """
+        // subquery runs once, so the limit holds. `= ANY(ARRAY(…))`: the planner cannot tell
+        // how many ids `picked` gives, and with `IN` it may hash them and scan the whole table.
+        return """
             WITH head AS MATERIALIZED (
                 SELECT kind, priority FROM jobs
                 WHERE state IN ('queued', 'failed') AND run_at <= \(nowMilliseconds)
@@ -46,12 +59,9 @@ extension PostgresCatalog {
             )
             UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = COALESCE(lease_token, 0) + 1,
                 lease_owner = \(workerID), lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
-            WHERE id IN (SELECT id FROM picked)
+            WHERE id = ANY(ARRAY(SELECT id FROM picked))
             RETURNING \(unescaped: JobQueueRules.columns), lease_token
-            """)
-        let claimed = try rows.map { ClaimedJob(job: try Self.job($0), token: try $0.makeRandomAccess()[Self.jobColumnCount].decode(Int64.self)) }
-        // RETURNING does not promise an order: hand the claims out in claim order.
-        return claimed.sorted { ($0.job.runAt, $0.job.id) < ($1.job.runAt, $1.job.id) }
+            """
     }
 
     public func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64> {

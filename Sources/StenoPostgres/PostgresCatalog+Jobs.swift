@@ -14,7 +14,9 @@ extension PostgresCatalog: JobQueueStore {
     public func enqueue(_ drafts: [JobDraft]) async throws -> [EnqueueResult] {
         guard !drafts.isEmpty else { return [] }
         let now = Date()
-        return try await transaction { tx in try await Self.enqueue(drafts, in: tx, now: now) }
+        let results = try await transaction { tx in try await Self.enqueue(drafts, in: tx, now: now) }
+        await noteEnqueued(results.filter(\.isNew).count)
+        return results
     }
 
     public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] {

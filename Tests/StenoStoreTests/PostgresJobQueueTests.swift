@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import StenoCore
 import StenoStore
 import StenoTesting
@@ -81,6 +82,25 @@ struct PostgresJobQueueTests {
         #expect(Dictionary(grouping: keyed, by: { $0.job.uniqueKey ?? "" }).values.allSatisfy { Set($0.map(\.job.id)).count == 1 })
         #expect(try await catalogs[0].jobs(state: .queued, kind: "ingest", afterID: nil, limit: 1000).count == keys.count)
         #expect(try await catalogs[1].jobs(state: .queued, kind: "other", afterID: nil, limit: 1000).count == 6)
+    }
+
+    @Test func aClaimAfterABurstOfEnqueuesWalksTheClaimIndexInsteadOfSortingTheQueue() async throws {
+        let catalogs = try await daemons(1)
+        let catalog = catalogs[0]
+        defer { catalog.close() }
+        // A burst into a new catalog, in batches as a rescan enqueues: autovacuum has not
+        // looked at the table yet.
+        for batch in 0..<50 {
+            _ = try await catalog.enqueue((0..<100).map { JobDraft(kind: "k", payload: "{\"n\":\(batch * 100 + $0)}") })
+        }
+        let claim = PostgresCatalog.claimStatement(
+            workerID: "w", kinds: ["k"], limits: [:], nowMilliseconds: PostgresCatalog.milliseconds(t0.addingTimeInterval(1e6)),
+            expires: 0)
+        let plan = try await catalog.rows(PostgresQuery(unsafeSQL: "EXPLAIN " + claim.sql, binds: claim.binds))
+            .map { try $0.decode(String.self) }.joined(separator: "\n")
+        // A sort would read every queued job for each claim: claims slow down as the queue grows.
+        #expect(!plan.contains("Sort"), "\(plan)")
+        #expect(plan.contains("jobs_claim"), "\(plan)")
     }
 
     @Test func daemonsFiringOneScheduleTogetherEnqueueItOnce() async throws {
