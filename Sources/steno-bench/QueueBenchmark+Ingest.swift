@@ -13,6 +13,10 @@ extension QueueBenchmark {
     struct IngestRun {
         var readyRate: Double
         var drainedRate: Double
+        /// CPU seconds per file of the daemons (on SQLite, the catalog's work included) and of
+        /// the database server, from the drop until the queue was empty.
+        var daemonCPUPerFile: Double
+        var databaseCPUPerFile: Double
     }
 
     /// The daemons' configuration: the same settle interval and workers on every backend.
@@ -31,12 +35,14 @@ extension QueueBenchmark {
         try FileManager.default.createDirectory(atPath: inbox + "/bench", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var started: [TestDaemon] = []
+        var databaseName: String?
         defer { started.forEach { $0.shutdown() } }
         switch backend {
         case .sqlite:
             started.append(try TestDaemon(config: daemonConfig(database: nil), inbox: inbox))
         case .postgres(let daemons):
             let database = try await cluster.createDatabase(prefix: "steno_bench_ingest")
+            databaseName = database
             for _ in 0..<daemons { started.append(try TestDaemon(config: daemonConfig(database: cluster.url(database: database)), inbox: inbox)) }
         }
         let client = try started[0].client()
@@ -44,6 +50,8 @@ extension QueueBenchmark {
         // On the inbox's file system, so dropping is a rename.
         let staging = folder + "/staging"
         try IngestBenchmark.stage(paths, in: staging)
+        func daemonSeconds() -> Double { started.compactMap { $0.process.flatMap { ProcessCPU.seconds(pid: $0.processIdentifier) } }.reduce(0, +) }
+        let daemonStart = daemonSeconds(), databaseStart = databaseName.map(ProcessCPU.databaseSeconds) ?? 0
         let dropStart = Date()
         try IngestBenchmark.moveStaged(paths, from: staging, into: inbox + "/bench")
         let deadline = Date().addingTimeInterval(600)
@@ -59,12 +67,15 @@ extension QueueBenchmark {
             usleep(25_000)
         }
         let drainedSeconds = Date().timeIntervalSince(dropStart)
+        let daemonCPU = daemonSeconds() - daemonStart, databaseCPU = (databaseName.map(ProcessCPU.databaseSeconds) ?? 0) - databaseStart
         guard let readySeconds, drainedSeconds < 600 else {
             throw TestDaemonError("\(backend): the \(paths.count) files were not ingested within 600 s:\n\(started[0].log.suffix(4000))")
         }
         let recordings = try client.call(StenoMethods.recordingsList, RecordingListParams(limit: 1000)).items
         let failed = recordings.filter { $0.status != .ready }.count
         guard failed == 0 else { throw TestDaemonError("\(backend): \(failed) recordings are not ready") }
-        return IngestRun(readyRate: Double(paths.count) / readySeconds, drainedRate: Double(paths.count) / drainedSeconds)
+        return IngestRun(
+            readyRate: Double(paths.count) / readySeconds, drainedRate: Double(paths.count) / drainedSeconds,
+            daemonCPUPerFile: daemonCPU / Double(paths.count), databaseCPUPerFile: databaseCPU / Double(paths.count))
     }
 }

@@ -47,6 +47,12 @@ struct QueueBenchmark: AsyncParsableCommand {
         var noopRate: Double
         var ingestRate: Double
         var drainedRate: Double
+        /// CPU seconds per no-op job of the pools and of the database server.
+        var noopDaemonCPU: Double, noopDatabaseCPU: Double
+        /// CPU seconds per ingested file of the daemons and of the database server.
+        var ingestDaemonCPU: Double, ingestDatabaseCPU: Double
+        /// The lowest and highest rate of the rounds (a round's figures: the rate itself).
+        var noopRange: ClosedRange<Double> = 0...0, ingestRange: ClosedRange<Double> = 0...0
     }
 
     func run() async throws {
@@ -72,27 +78,39 @@ struct QueueBenchmark: AsyncParsableCommand {
                 let ingest = try await ingestRun(on: backend, paths: paths, cluster: cluster)
                 print(String(format: "round %d, %@: enqueue %.0f jobs/s, no-op %.0f jobs/s, ingest %.0f files/s (%.0f/s until the queue was empty)",
                              round, backend.description, noop.enqueueRate, noop.drainRate, ingest.readyRate, ingest.drainedRate))
-                samples[index].append(Figures(backend: backend, enqueueRate: noop.enqueueRate, noopRate: noop.drainRate,
-                                              ingestRate: ingest.readyRate, drainedRate: ingest.drainedRate))
+                samples[index].append(
+                    Figures(
+                        backend: backend, enqueueRate: noop.enqueueRate, noopRate: noop.drainRate, ingestRate: ingest.readyRate,
+                        drainedRate: ingest.drainedRate, noopDaemonCPU: noop.daemonCPUPerJob, noopDatabaseCPU: noop.databaseCPUPerJob,
+                        ingestDaemonCPU: ingest.daemonCPUPerFile, ingestDatabaseCPU: ingest.databaseCPUPerFile))
             }
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         let figures = zip(backends, samples).map { backend, runs in
-            Figures(backend: backend, enqueueRate: median(runs.map(\.enqueueRate)), noopRate: median(runs.map(\.noopRate)),
-                    ingestRate: median(runs.map(\.ingestRate)), drainedRate: median(runs.map(\.drainedRate)))
+            func median(_ value: KeyPath<Figures, Double>) -> Double { runs.map { $0[keyPath: value] }.sorted()[runs.count / 2] }
+            func range(_ value: KeyPath<Figures, Double>) -> ClosedRange<Double> {
+                let values = runs.map { $0[keyPath: value] }
+                return (values.min() ?? 0)...(values.max() ?? 0)
+            }
+            return Figures(
+                backend: backend, enqueueRate: median(\.enqueueRate), noopRate: median(\.noopRate), ingestRate: median(\.ingestRate),
+                drainedRate: median(\.drainedRate), noopDaemonCPU: median(\.noopDaemonCPU), noopDatabaseCPU: median(\.noopDatabaseCPU),
+                ingestDaemonCPU: median(\.ingestDaemonCPU), ingestDatabaseCPU: median(\.ingestDatabaseCPU), noopRange: range(\.noopRate),
+                ingestRange: range(\.ingestRate))
         }
         report(figures, sqliteCost: sqliteCost, postgresCost: postgresCost, loadBefore: loadBefore)
     }
 
     /// The table, the ratios and the targets.
     func report(_ figures: [Figures], sqliteCost: ClaimCost, postgresCost: ClaimCost, loadBefore: String) {
-        func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 22, withPad: " ", startingAt: 0) }.joined()) }
+        func row(_ cells: [String]) { print(cells.map { $0.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined()) }
         print("")
         print("medians of \(rounds) rounds; \(jobs) no-op jobs, \(files) files, \(workers) workers per daemon")
-        row(["backend", "enqueue jobs/s", "no-op jobs/s", "ingest files/s", "… queue empty"])
+        row(["backend", "enqueue jobs/s", "no-op jobs/s", "ingest files/s", "… queue empty", "CPU ms/job pool+db", "CPU ms/file daemons+db"])
         for figure in figures {
             row([figure.backend.description, String(format: "%.0f", figure.enqueueRate), String(format: "%.0f", figure.noopRate),
-                 String(format: "%.0f", figure.ingestRate), String(format: "%.0f", figure.drainedRate)])
+                 String(format: "%.0f", figure.ingestRate), String(format: "%.0f", figure.drainedRate),
+                 String(format: "%.3f+%.3f", figure.noopDaemonCPU * 1000, figure.noopDatabaseCPU * 1000),
+                 String(format: "%.3f+%.3f", figure.ingestDaemonCPU * 1000, figure.ingestDatabaseCPU * 1000)])
         }
         guard let sqlite = figures.first, figures.count > 1 else { return }
         let postgres = Array(figures.dropFirst())
@@ -109,16 +127,23 @@ struct QueueBenchmark: AsyncParsableCommand {
         print("")
         let ratio = one.ingestRate / sqlite.ingestRate
         print(String(format: "PostgreSQL with one daemon: %.0f%% of SQLite's ingest rate (target ≥60%%): %@", ratio * 100, ratio >= 0.6 ? "PASS" : "FAIL"))
+        // Lower means lower in every round: each round's rate under the lowest round of one
+        // daemon fewer. Medians closer than the rounds' own spread are the machine's noise.
         var previous = one
         var neverLower = true
+        func spread(_ range: ClosedRange<Double>) -> String { String(format: "%.0f–%.0f", range.lowerBound, range.upperBound) }
         for figure in postgres.dropFirst() {
-            let ingestHolds = figure.ingestRate >= previous.ingestRate, noopHolds = figure.noopRate >= previous.noopRate
-            neverLower = neverLower && ingestHolds && noopHolds
-            print(String(format: "%@ vs %@: ingest %.0f → %.0f files/s, no-op %.0f → %.0f jobs/s", figure.backend.description,
-                         previous.backend.description, previous.ingestRate, figure.ingestRate, previous.noopRate, figure.noopRate))
+            let ingestLower = figure.ingestRange.upperBound < previous.ingestRange.lowerBound
+            let noopLower = figure.noopRange.upperBound < previous.noopRange.lowerBound
+            neverLower = neverLower && !ingestLower && !noopLower
+            print(String(format: "%@ vs %@: ingest %.0f → %.0f files/s (rounds %@ → %@)%@, no-op %.0f → %.0f jobs/s (rounds %@ → %@)%@",
+                         figure.backend.description, previous.backend.description, previous.ingestRate, figure.ingestRate,
+                         spread(previous.ingestRange), spread(figure.ingestRange), ingestLower ? " LOWER" : "", previous.noopRate,
+                         figure.noopRate, spread(previous.noopRange), spread(figure.noopRange), noopLower ? " LOWER" : ""))
             previous = figure
         }
-        print("adding daemons never lowers the total (target): \(neverLower ? "PASS" : "FAIL")")
+        print("adding daemons never lowers the total, every round of more daemons at or above the lowest of fewer (target): "
+              + (neverLower ? "PASS" : "FAIL"))
         print("every daemon runs on this one machine (\(ProcessInfo.processInfo.activeProcessorCount) cores), with the database server: "
               + "more daemons add workers, not cores")
         print("load before the runs: \(loadBefore); after: \(IngestBenchmark.loadAverage())")
@@ -128,29 +153,33 @@ struct QueueBenchmark: AsyncParsableCommand {
 
     /// A fresh catalog per simulated daemon: one SQLite file, or one pool each on a fresh
     /// PostgreSQL database.
-    func catalogs(for backend: Backend, cluster: PostgresCluster) async throws -> (stores: [any CatalogStore], close: () -> Void) {
+    func catalogs(
+        for backend: Backend, cluster: PostgresCluster
+    ) async throws -> (stores: [any CatalogStore], database: String?, close: () -> Void) {
         switch backend {
         case .sqlite:
             let folder = NSTemporaryDirectory() + "steno-bench-queue-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
-            return ([catalog], { try? FileManager.default.removeItem(atPath: folder) })
+            return ([catalog], nil, { try? FileManager.default.removeItem(atPath: folder) })
         case .postgres(let daemons):
-            let settings = try PostgresSettings.parse(url: cluster.socketURL(database: try await cluster.createDatabase(prefix: "steno_bench")))
+            let database = try await cluster.createDatabase(prefix: "steno_bench")
+            let settings = try PostgresSettings.parse(url: cluster.socketURL(database: database))
             var catalogs: [PostgresCatalog] = []
             for index in 0..<daemons {
                 var logger = Logger(label: "steno.bench.daemon\(index)")
                 logger.logLevel = .warning
                 catalogs.append(try await PostgresCatalog.open(settings, logger: logger))
             }
-            return (catalogs, { catalogs.forEach { $0.close() } })
+            return (catalogs, database, { catalogs.forEach { $0.close() } })
         }
     }
 
     /// Enqueues the no-op jobs (batches of 100) with every pool stopped, then starts one pool
     /// per daemon and times until the queue is empty.
-    func noopRun(on backend: Backend, cluster: PostgresCluster) async throws -> (enqueueRate: Double, drainRate: Double) {
-        let (stores, close) = try await catalogs(for: backend, cluster: cluster)
+    func noopRun(on backend: Backend, cluster: PostgresCluster) async throws -> NoopRun {
+        let (stores, database, close) = try await catalogs(for: backend, cluster: cluster)
+        let ownStart = ProcessCPU.seconds(pid: getpid()) ?? 0, databaseStart = database.map(ProcessCPU.databaseSeconds) ?? 0
         defer { close() }
         let drafts = (0..<jobs).map { _ in JobDraft(kind: NoopJob.name, payload: "{}") }
         let enqueueStart = Date()
@@ -184,7 +213,20 @@ struct QueueBenchmark: AsyncParsableCommand {
             task.cancel()
             _ = try? await task.value
         }
-        return (Double(jobs) / enqueueSeconds, Double(jobs) / drainSeconds)
+        let ownSeconds = (ProcessCPU.seconds(pid: getpid()) ?? 0) - ownStart
+        let databaseSeconds = (database.map(ProcessCPU.databaseSeconds) ?? 0) - databaseStart
+        return NoopRun(
+            enqueueRate: Double(jobs) / enqueueSeconds, drainRate: Double(jobs) / drainSeconds,
+            daemonCPUPerJob: ownSeconds / Double(jobs), databaseCPUPerJob: databaseSeconds / Double(jobs))
+    }
+
+    /// One no-op run's figures; CPU per job from enqueue to completion, the pools' (this
+    /// process) and the database server's.
+    struct NoopRun {
+        var enqueueRate: Double
+        var drainRate: Double
+        var daemonCPUPerJob: Double
+        var databaseCPUPerJob: Double
     }
 
     /// The time of one claim and of one completion, one at a time on an otherwise idle queue:
@@ -195,7 +237,7 @@ struct QueueBenchmark: AsyncParsableCommand {
     }
 
     func claimCost(on backend: Backend, cluster: PostgresCluster) async throws -> ClaimCost {
-        let (stores, close) = try await catalogs(for: backend, cluster: cluster)
+        let (stores, _, close) = try await catalogs(for: backend, cluster: cluster)
         defer { close() }
         let store = stores[0]
         _ = try await store.enqueue((0..<claims).map { _ in JobDraft(kind: NoopJob.name, payload: "{}") })
