@@ -17,6 +17,7 @@ extension PostgresCatalog {
     ) async throws -> [ClaimedJob] {
         let nowMilliseconds = Self.milliseconds(now)
         let rows = try await rows(
+            prepared: ClaimStatementText.self,
             Self.claimStatement(
                 workerID: workerID, kinds: kinds, limits: limits, nowMilliseconds: nowMilliseconds,
                 expires: nowMilliseconds + CatalogTime.milliseconds(leaseDuration)))
@@ -85,7 +86,8 @@ extension PostgresCatalog {
             if let result = completion.result { try Self.requireJSON(result, what: "result") }
         }
         // One statement for all of them: every completion recorded, or none.
-        let completed = try await rows(Self.completion(completions, nowMilliseconds: Self.milliseconds(now)))
+        let completed = try await rows(
+            prepared: CompletionStatementText.self, Self.completion(completions, nowMilliseconds: Self.milliseconds(now)))
         return Self.recorded(completions, completedIDs: Set(try completed.map { try $0.decode(Int64.self) }))
     }
 
