@@ -103,6 +103,20 @@ struct PostgresJobQueueTests {
         #expect(plan.contains("jobs_claim"), "\(plan)")
     }
 
+    @Test func thePreparedClaimAndCompletionHaveOneTextWhateverTheirValues() {
+        let claims = [
+            PostgresCatalog.claimStatement(workerID: "host/1/1", kinds: ["a", "b"], limits: ["a": 8, "b": 1], nowMilliseconds: 5, expires: 9),
+            PostgresCatalog.claimStatement(workerID: "", kinds: [], limits: [:], nowMilliseconds: -1, expires: 0),
+        ]
+        #expect(claims.allSatisfy { $0.sql == ClaimStatementText.sql })
+        let claim = ClaimedJob(job: Job(id: 1, kind: "k", state: .running, runAt: t0, createdAt: t0, updatedAt: t0), token: 2)
+        let completions = [
+            PostgresCatalog.completion([JobCompletion(claim: claim, result: nil)], nowMilliseconds: 1),
+            PostgresCatalog.completion([JobCompletion(claim: claim, result: "{}"), JobCompletion(claim: claim, result: nil)], nowMilliseconds: 2),
+        ]
+        #expect(completions.allSatisfy { $0.sql == CompletionStatementText.sql })
+    }
+
     @Test func daemonsFiringOneScheduleTogetherEnqueueItOnce() async throws {
         let catalogs = try await daemons(2)
         defer { catalogs.forEach { $0.close() } }
