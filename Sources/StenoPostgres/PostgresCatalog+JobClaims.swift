@@ -69,12 +69,18 @@ extension PostgresCatalog {
         guard !claims.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
         let expires = nowMilliseconds + CatalogTime.milliseconds(extendBy)
-        // One statement: every lease renewed, or none.
+        // One statement: every lease renewed, or none. The rows are locked in id order first, as
+        // every statement locking several jobs does: in the plan's order, a heartbeat and its
+        // batch's commit (``heldLeases(_:in:)``) deadlocked.
         let rows = try await rows(
             """
+            WITH locked AS (
+                SELECT jobs.id FROM jobs
+                JOIN unnest(\(claims.map(\.job.id))::bigint[], \(claims.map(\.token))::bigint[]) AS claim (id, token)
+                    ON jobs.id = claim.id AND jobs.lease_token = claim.token
+                WHERE jobs.state = 'running' ORDER BY jobs.id FOR UPDATE OF jobs)
             UPDATE jobs SET lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
-            FROM unnest(\(claims.map(\.job.id))::bigint[], \(claims.map(\.token))::bigint[]) AS claim (id, token)
-            WHERE jobs.id = claim.id AND jobs.lease_token = claim.token AND jobs.state = 'running'
+            FROM locked WHERE jobs.id = locked.id
             RETURNING jobs.id
             """)
         return Set(try rows.map { try $0.decode(Int64.self) })
@@ -174,12 +180,17 @@ extension PostgresCatalog {
     static func completion(_ completions: [JobCompletion], nowMilliseconds: Int64) -> PostgresQuery {
         // Arrays of optionals do not bind: a result, and whether there is one.
         let results = completions.map { $0.result ?? "" }, hasResults = completions.map { $0.result != nil }
+        // Locked in id order first, like every statement locking several jobs (see heartbeat).
         return """
+            WITH done AS (
+                SELECT jobs.id, given.result, given.has_result FROM jobs
+                JOIN unnest(\(completions.map(\.claim.job.id))::bigint[], \(completions.map(\.claim.token))::bigint[], \(results)::text[],
+                            \(hasResults)::boolean[]) AS given (id, token, result, has_result)
+                    ON jobs.id = given.id AND jobs.lease_token = given.token
+                WHERE jobs.state = 'running' ORDER BY jobs.id FOR UPDATE OF jobs)
             UPDATE jobs SET state = 'succeeded', result = CASE WHEN done.has_result THEN done.result END, lease_owner = NULL,
                 lease_expires_at = NULL, finished_at = \(nowMilliseconds), updated_at = \(nowMilliseconds)
-            FROM unnest(\(completions.map(\.claim.job.id))::bigint[], \(completions.map(\.claim.token))::bigint[], \(results)::text[],
-                        \(hasResults)::boolean[]) AS done (id, token, result, has_result)
-            WHERE jobs.id = done.id AND jobs.lease_token = done.token AND jobs.state = 'running'
+            FROM done WHERE jobs.id = done.id
             RETURNING jobs.id
             """
     }

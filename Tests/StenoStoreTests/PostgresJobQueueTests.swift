@@ -117,6 +117,36 @@ struct PostgresJobQueueTests {
         #expect(completions.allSatisfy { $0.sql == CompletionStatementText.sql })
     }
 
+    /// A worker's heartbeat renewed its batch's leases in whatever order the plan met the rows,
+    /// while the same batch's ingest commit locked them in id order: PostgreSQL broke the
+    /// deadlock by failing the heartbeat (seen with three daemons ingesting 2,000 files), and
+    /// the worker lost its leases. Heartbeats and completions lock in id order too.
+    @Test func heartbeatsAndCompletionsBesideLeaseChecksNeverDeadlock() async throws {
+        let catalogs = try await daemons(2)
+        defer { catalogs.forEach { $0.close() } }
+        _ = try await catalogs[0].enqueue((0..<40).map { JobDraft(kind: "ingest", payload: "{\"n\":\($0)}") })
+        let claims = try await catalogs[0].claim(workerID: "w", kinds: nil, limits: ["ingest": 40], leaseDuration: .seconds(600), now: t0)
+        try #require(claims.count == 40)
+        let descending = claims.sorted { $0.job.id > $1.job.id }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for round in 0..<60 {
+                    let held = try await catalogs[0].heartbeat(descending, extendBy: .seconds(600), now: t0.addingTimeInterval(Double(round)))
+                    #expect(held.count == 40)
+                }
+            }
+            group.addTask {
+                for _ in 0..<60 {
+                    let held = try await catalogs[1].transaction { tx in try await PostgresCatalog.heldLeases(claims, in: tx) }
+                    #expect(held.count == 40)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let completed = try await catalogs[1].complete(descending.map { JobCompletion(claim: $0, result: nil) }, now: t0)
+        #expect(completed.allSatisfy { $0 })
+    }
+
     @Test func daemonsFiringOneScheduleTogetherEnqueueItOnce() async throws {
         let catalogs = try await daemons(2)
         defer { catalogs.forEach { $0.close() } }
