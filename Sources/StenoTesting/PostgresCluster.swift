@@ -144,7 +144,9 @@ public final class PostgresCluster: Sendable {
     private static func launch(binDirectory: String, data: String, socket: String, log: String, port: Int) throws(PostgresClusterError) -> Process {
         let options = [
             "-D", data, "-p", "\(port)", "-k", socket, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
-            "-c", "full_page_writes=off", "-c", "max_connections=300",
+            // A parallel run holds a pool of up to 10 connections for each of a hundred tests and
+            // daemons at once; at 300, refused clients waited out the 60 s connect timeout.
+            "-c", "full_page_writes=off", "-c", "max_connections=1000",
         ]
         let process = Process()
         let (executable, arguments) = command(binDirectory + "/postgres", options)
