@@ -13,7 +13,7 @@ extension StenoDaemon {
         let secrets: SecretBox?
         let providers: [any CalendarProvider]
         let syncer: CalendarSyncer
-        let signIns: DeviceSignInRegistry
+        let signIns: DeviceSignIns
         let writeBack: CalendarWriteBack
         let verifier: SourceEventVerifier
     }
@@ -46,7 +46,7 @@ extension StenoDaemon {
         ]
         let lookups: [CalendarProviderKind: any CalendarEventLookup] = [.graph: graph]
         return CalendarRuntime(
-            transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignInRegistry(),
+            transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignIns(store: store, logger: logger),
             writeBack: CalendarWriteBack(
                 store: store, writers: writers, secrets: secrets, logger: logger, memberNetworks: configuration.calendars.memberNetworks),
             verifier: SourceEventVerifier(store: store, lookups: lookups, secrets: secrets, settings: configuration.calendars, logger: logger))

@@ -14,12 +14,13 @@ extension AccountMethods {
             try await methods.signIn(params, caller: call.caller)
         }
         table.register(StenoMethods.accountsSignInStatus, access: .user) { call, params in
-            guard let registry = methods.signIns, let entry = registry.entry(params.id),
-                call.caller.isAdmin || entry.ownerID == call.caller.user?.id
+            guard let signIns = methods.signIns,
+                let record = try await signIns.record(params.id, makeFlow: { try await methods.flow(resuming: $0) }),
+                call.caller.isAdmin || record.ownerID == call.caller.user?.id
             else {
-                throw RPCError.notFound("no sign-in \(params.id) (sign-ins are forgotten an hour after they end, and when stenod restarts)")
+                throw RPCError.notFound("no sign-in \(params.id) (sign-ins are forgotten an hour after they end)")
             }
-            return try await methods.status(of: entry)
+            return try await methods.status(of: record)
         }
     }
 
@@ -55,7 +56,7 @@ extension AccountMethods {
     /// Starts a device sign-in for a new delegated account, or for an existing account whose
     /// sign-in expired; replaces an organisation account's secret directly.
     func signIn(_ params: AccountSignInParams, caller: Caller) async throws -> AccountSignInResult {
-        guard providers.contains(.graph), let registry = signIns, let transport else {
+        guard providers.contains(.graph), let signIns, let transport else {
             throw RPCError.failedPrecondition("this stenod cannot sign in to Microsoft accounts")
         }
         guard let secrets else {
@@ -104,24 +105,43 @@ extension AccountMethods {
         } catch {
             throw RPCError.failedPrecondition("Microsoft sign-in could not start: \(error)")
         }
-        let methods = self
-        let accountSettings = settings
-        let account = existing
-        let id = registry.begin(
-            ownerID: ownerID, authorization: authorization,
-            poll: {
-                try await policy.enforcing {
-                    try await GraphSignIn.tokens(for: authorization, endpoints: setup.endpoints, clientID: setup.clientID, transport: transport)
-                }
-            },
-            complete: { tokens in
-                try await policy.enforcing {
-                    try await methods.keep(tokens, settings: accountSettings, setup: setup, existing: account, ownerID: ownerID, secrets: secrets)
-                }
-            })
+        let request = DeviceSignInRequest(authorization: authorization, settings: settings, accountID: existing?.id)
+        let id = try await signIns.begin(
+            ownerID: ownerID, sealedRequest: try request.sealed(with: secrets), expiresAt: authorization.expiresAt,
+            flow: flow(request, setup: setup, existing: existing, ownerID: ownerID, policy: policy, secrets: secrets))
         return AccountSignInResult(
             id: id, verificationURI: authorization.verificationURI, userCode: authorization.userCode, message: authorization.message,
             expiresAt: authorization.expiresAt, interval: authorization.interval, status: AccountSignInStatus(id: id, state: .pending))
+    }
+
+    /// Polls a sign-in's token endpoint under the owner's source policy, then keeps the account.
+    private func flow(
+        _ request: DeviceSignInRequest, setup: GraphAccountSetup, existing: CalendarAccount?, ownerID: Int64, policy: AccountSourcePolicy,
+        secrets: SecretBox
+    ) -> DeviceSignIns.Flow {
+        let methods = self
+        return { sleep in
+            guard let transport = methods.transport else { throw RPCError.failedPrecondition("no HTTP client") }
+            return try await policy.enforcing {
+                let tokens = try await GraphSignIn.tokens(
+                    for: request.authorization, endpoints: setup.endpoints, clientID: setup.clientID, transport: transport, sleep: sleep)
+                return try await methods.keep(
+                    tokens, settings: request.settings, setup: setup, existing: existing, ownerID: ownerID, secrets: secrets)
+            }
+        }
+    }
+
+    /// The flow of a sign-in another daemon started (or this one before a restart), rebuilt
+    /// from its sealed request.
+    func flow(resuming record: DeviceSignInRecord) async throws -> DeviceSignIns.Flow {
+        guard let secrets else { throw RPCError.failedPrecondition("the daemon has no secrets key loaded, so it cannot finish a sign-in") }
+        let request = try DeviceSignInRequest.opened(record.sealedRequest, with: secrets)
+        let setup = try GraphAccountSetup(settings: request.settings)
+        var existing: CalendarAccount?
+        if let accountID = request.accountID { existing = try await store.account(id: accountID) }
+        let policy = try await AccountSourcePolicy.forOwner(id: record.ownerID, in: store, memberNetworks: memberNetworks)
+        try Self.checkDestinations(of: request.settings, policy: policy)
+        return flow(request, setup: setup, existing: existing, ownerID: record.ownerID, policy: policy, secrets: secrets)
     }
 
     /// Keeps what a finished sign-in gave: the account (new, or its sealed sign-in renewed)
@@ -168,17 +188,17 @@ extension AccountMethods {
             status: AccountSignInStatus(id: id, state: .succeeded, account: summary, job: job.job.id))
     }
 
-    /// A registry entry as clients see it.
-    func status(of entry: DeviceSignInRegistry.Entry) async throws -> AccountSignInStatus {
-        switch entry.state {
-        case .pending:
-            return AccountSignInStatus(id: entry.id, state: .pending)
+    /// A sign-in as clients see it.
+    func status(of record: DeviceSignInRecord) async throws -> AccountSignInStatus {
+        switch record.outcome {
+        case nil:
+            return AccountSignInStatus(id: record.id, state: .pending)
         case .failed(let message):
-            return AccountSignInStatus(id: entry.id, state: .failed, message: message)
+            return AccountSignInStatus(id: record.id, state: .failed, message: message)
         case .succeeded(let accountID, let jobID):
             let account = try await store.account(id: accountID)
             let summary = try await summaries(ownerID: account.ownerID).first { $0.id == accountID }
-            return AccountSignInStatus(id: entry.id, state: .succeeded, account: summary, job: jobID)
+            return AccountSignInStatus(id: record.id, state: .succeeded, account: summary, job: jobID)
         }
     }
 }

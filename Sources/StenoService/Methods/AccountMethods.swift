@@ -17,7 +17,7 @@ struct AccountMethods: Sendable {
     /// The providers this daemon can sync.
     let providers: Set<CalendarProviderKind>
     /// Microsoft sign-ins in progress; nil when this daemon cannot start any.
-    var signIns: DeviceSignInRegistry? = nil
+    var signIns: DeviceSignIns? = nil
     /// The HTTP client sign-ins talk through.
     var transport: HTTPTransport? = nil
     /// Internal hosts and networks members' accounts may reach (`[calendars] member_networks`).

@@ -64,13 +64,7 @@ public struct SecretBox: Sendable {
     /// milliseconds since 1970, and `JSONValueEncoder` writes dates as ISO 8601 text, so boxes
     /// already in catalogs would no longer open.
     public func seal(_ credentials: CalendarCredentials) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        let plain = try encoder.encode(credentials)
-        guard let combined = try AES.GCM.seal(plain, using: key, authenticating: Self.associatedData).combined else {
-            throw SecretBoxError.cannotOpen("AES-GCM produced no combined box")
-        }
-        return combined
+        try seal(credentials, purpose: Self.associatedData)
     }
 
     /// Opens sealed credentials.
@@ -78,16 +72,31 @@ public struct SecretBox: Sendable {
     /// - Throws: ``SecretBoxError/cannotOpen(_:)`` when the box was sealed with another key
     ///   (the key file was replaced) or is damaged.
     public func unseal(_ sealed: Data) throws(SecretBoxError) -> CalendarCredentials {
-        do {
-            let box = try AES.GCM.SealedBox(combined: sealed)
-            let plain = try AES.GCM.open(box, using: key, authenticating: Self.associatedData)
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .millisecondsSince1970
-            return try decoder.decode(CalendarCredentials.self, from: plain)
-        } catch {
+        guard let credentials = try? unseal(CalendarCredentials.self, from: sealed, purpose: Self.associatedData) else {
             throw .cannotOpen(
                 "the stored credentials cannot be decrypted (was the key file replaced?); add the account's credentials again")
         }
+        return credentials
+    }
+
+    /// Seals a value as JSON, bound to `purpose` (a box sealed for one purpose does not open for another).
+    func seal<Value: Encodable>(_ value: Value, purpose: Data) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        let plain = try encoder.encode(value)
+        guard let combined = try AES.GCM.seal(plain, using: key, authenticating: purpose).combined else {
+            throw SecretBoxError.cannotOpen("AES-GCM produced no combined box")
+        }
+        return combined
+    }
+
+    /// Opens a value sealed by ``seal(_:purpose:)`` for the same purpose.
+    func unseal<Value: Decodable>(_ type: Value.Type, from sealed: Data, purpose: Data) throws -> Value {
+        let box = try AES.GCM.SealedBox(combined: sealed)
+        let plain = try AES.GCM.open(box, using: key, authenticating: purpose)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return try decoder.decode(type, from: plain)
     }
 }
 

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+
+/// Device sign-ins in progress; see ``DeviceSignInStore``.
+extension SQLiteCatalog {
+    public func addDeviceSignIn(_ signIn: DeviceSignInRecord) async throws {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device_sign_ins WHERE id = ?", arguments: [signIn.id]) == nil else {
+                throw StoreError.conflict("a sign-in with id \(signIn.id) exists already")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO device_sign_ins (id, owner_id, sealed_request, created_at, expires_at, state, account_id, job_id, message, finished_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    signIn.id, signIn.ownerID, signIn.sealedRequest, Self.milliseconds(signIn.createdAt), Self.milliseconds(signIn.expiresAt),
+                    signIn.outcome?.state ?? "pending", signIn.outcome?.accountID, signIn.outcome?.jobID, signIn.outcome?.message,
+                    signIn.finishedAt.map(Self.milliseconds),
+                ])
+        }
+    }
+
+    public func deviceSignIn(id: String) async throws -> DeviceSignInRecord? {
+        try await writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, owner_id, sealed_request, created_at, expires_at, state, account_id, job_id, message, finished_at
+                        FROM device_sign_ins WHERE id = ?
+                        """, arguments: [id])
+            else { return nil }
+            let finishedAt: Int64? = row["finished_at"]
+            return DeviceSignInRecord(
+                id: row["id"], ownerID: row["owner_id"], sealedRequest: row["sealed_request"],
+                createdAt: Self.date(milliseconds: row["created_at"]), expiresAt: Self.date(milliseconds: row["expires_at"]),
+                outcome: DeviceSignInOutcome(state: row["state"], accountID: row["account_id"], jobID: row["job_id"], message: row["message"]),
+                finishedAt: finishedAt.map { Self.date(milliseconds: $0) })
+        }
+    }
+
+    public func finishDeviceSignIn(id: String, outcome: DeviceSignInOutcome, now: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE device_sign_ins SET state = ?, account_id = ?, job_id = ?, message = ?, finished_at = ?
+                    WHERE id = ? AND state = 'pending'
+                    """,
+                arguments: [outcome.state, outcome.accountID, outcome.jobID, outcome.message, Self.milliseconds(now), id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func removeDeviceSignIns(endedBefore cutoff: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM device_sign_ins WHERE coalesce(finished_at, expires_at) < ?", arguments: [Self.milliseconds(cutoff)])
+            return db.changesCount
+        }
+    }
+}
