@@ -273,6 +273,12 @@ final class GraphDoubleService: Sendable {
         var resyncCode = "syncStateNotFound"
         var faults: [GraphDouble.Fault] = []
         var requests: [GraphDouble.Request] = []
+        /// Graph responses are held this long, so requests overlap as on a real server.
+        var graphDelayMilliseconds = 0
+        /// Graph requests in flight per mailbox, and the most seen at once.
+        var inFlight: [String: Int] = [:]
+        var peakInFlight: [String: Int] = [:]
+        var concurrencyRefusals = 0
         var writes: [GraphDouble.Request] = []
         var requestCount = 0
         var bytesSent = 0

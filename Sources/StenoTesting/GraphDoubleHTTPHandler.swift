@@ -29,21 +29,35 @@ final class GraphDoubleHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let text = body.readString(length: body.readableBytes) ?? ""
             let request = GraphDouble.Request(method: head.method.rawValue, uri: head.uri, headers: headers, body: text)
-            let response = service.handle(request)
-            var responseHeaders = HTTPHeaders()
-            responseHeaders.add(name: "Content-Type", value: response.contentType)
-            responseHeaders.add(name: "Content-Length", value: String(response.body.count))
-            for (name, value) in response.headers { responseHeaders.add(name: name, value: value) }
-            let keepAlive = head.isKeepAlive
-            if !keepAlive { responseHeaders.add(name: "Connection", value: "close") }
-            let status = HTTPResponseStatus(statusCode: response.status)
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
-            let sent = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if !keepAlive {
-                let channel = context.channel
-                sent.whenComplete { _ in channel.close(promise: nil) }
+            let (mailbox, refusal, delay) = service.enter(request)
+            let response = refusal ?? service.handle(request)
+            guard delay > 0 else {
+                send(response, head: head, context: context)
+                service.leave(mailbox)
+                return
             }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
+                self.send(response, head: head, context: bound.value)
+                self.service.leave(mailbox)
+            }
+        }
+    }
+
+    private func send(_ response: GraphDoubleResponse, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        var responseHeaders = HTTPHeaders()
+        responseHeaders.add(name: "Content-Type", value: response.contentType)
+        responseHeaders.add(name: "Content-Length", value: String(response.body.count))
+        for (name, value) in response.headers { responseHeaders.add(name: name, value: value) }
+        let keepAlive = head.isKeepAlive
+        if !keepAlive { responseHeaders.add(name: "Connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+        let sent = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            sent.whenComplete { _ in channel.close(promise: nil) }
         }
     }
 }

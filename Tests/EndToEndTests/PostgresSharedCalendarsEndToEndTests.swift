@@ -84,4 +84,49 @@ struct PostgresSharedCalendarsEndToEndTests {
         #expect(synced, "\(second.log)")
         #expect(double.requests.filter { $0.body.contains("grant-type%3Adevice_code") }.count >= 2)
     }
+
+    @Test func twoDaemonsSyncingTogetherSendAtMostFourRequestsPerMailbox() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let url = cluster.url(database: try await cluster.createDatabase())
+        let keys = try Self.keyFolder()
+        defer { try? FileManager.default.removeItem(atPath: keys) }
+        let double = try GraphDouble(confidentialClients: ["org-app": "s3cret"])
+        defer { double.shutdown() }
+        // Responses take a while, as Microsoft's do, so the syncs' requests overlap.
+        double.setGraphResponseDelay(milliseconds: 400)
+        double.setRecording(false)
+        let start = Date().addingTimeInterval(86_400)
+        let accounts = 10
+        double.put(GraphDouble.Event(id: "bob-1", subject: "1:1", start: start, end: start.addingTimeInterval(1800)), mailbox: "bob@contoso.com")
+        for index in 0..<accounts {
+            double.put(
+                GraphDouble.Event(id: "own-\(index)", subject: "Own \(index)", start: start, end: start.addingTimeInterval(1800)),
+                mailbox: "user\(index)@contoso.com")
+        }
+        let config = Self.config(url, keyFile: keys + "/secret.key", workers: 5)
+        let first = try TestDaemon(config: config)
+        defer { first.shutdown() }
+        let client = try first.client()
+        _ = try client.call(StenoMethods.usersAdd, UserAddParams(name: "alice", emails: ["alice@contoso.com"]))
+        let second = try TestDaemon(config: config)
+        defer { second.shutdown() }
+        // Organisation accounts that all read Bob's mailbox (and one user of their own each).
+        for index in 0..<accounts {
+            _ = try client.call(
+                StenoMethods.accountsAdd,
+                AccountAddParams(
+                    provider: .graph, owner: "alice", clientID: "org-app", clientSecret: "s3cret", tenant: "contoso.com",
+                    users: ["bob@contoso.com", "user\(index)@contoso.com"], authority: double.baseURL.absoluteString,
+                    graphURL: double.graphURL.absoluteString))
+        }
+        let done = try PostgresDaemonsEndToEndTests.waitUntil(300) {
+            let listed = try client.call(StenoMethods.accountsList, AccountListParams()).items
+            return listed.count == accounts && listed.allSatisfy { $0.health == .ok && $0.events == 2 }
+        }
+        #expect(done, "\(first.log)\n\(second.log)")
+        let peak = double.peakConcurrentRequests(mailbox: "bob@contoso.com")
+        #expect(peak <= 4 && double.mailboxConcurrencyRefusals == 0, "\(peak) requests at once for Bob's mailbox")
+        #expect(peak >= 2, "the daemons' syncs overlapped")
+    }
 }
+

@@ -9,14 +9,30 @@ final class GraphClient: Sendable {
     let transport: HTTPTransport
     let authorizer: GraphAuthorizer
     let gate: GraphRequestGate
+    /// The application (client id) the requests are counted against per mailbox.
+    let clientID: String
+    /// Whose mailbox `me` is (a delegated account's user), so its requests share the gate
+    /// with an organisation account's requests to `users/{user}`.
+    let signedInMailbox: String
     let retry: GraphProvider.RetryPolicy
     private let counters = Mutex<(requests: Int, bytes: Int, retries: Int)>((0, 0, 0))
 
-    init(transport: HTTPTransport, authorizer: GraphAuthorizer, gate: GraphRequestGate, retry: GraphProvider.RetryPolicy) {
+    init(
+        transport: HTTPTransport, authorizer: GraphAuthorizer, gate: GraphRequestGate, clientID: String = "", signedInMailbox: String = "me",
+        retry: GraphProvider.RetryPolicy
+    ) {
         self.transport = transport
         self.authorizer = authorizer
         self.gate = gate
+        self.clientID = clientID
+        self.signedInMailbox = signedInMailbox
         self.retry = retry
+    }
+
+    /// The gate's key for a mailbox path (`me`, `users/{user}`): application and user.
+    func gateKey(_ mailbox: String) -> String {
+        let user = mailbox == "me" ? signedInMailbox : mailbox.hasPrefix("users/") ? String(mailbox.dropFirst(6)) : mailbox
+        return (clientID + "/" + user).lowercased()
     }
 
     /// Requests sent and bytes received so far, token requests included.
@@ -54,7 +70,7 @@ final class GraphClient: Sendable {
                 body: body)
             let response: HTTPResponseValue
             do {
-                response = try await gate.run(mailbox: mailbox) { try await self.transport.send(request) }
+                response = try await gate.run(mailbox: gateKey(mailbox)) { try await self.transport.send(request) }
             } catch let error as HTTPTransportError {
                 counters.withLock { $0.requests += 1 }
                 throw CalendarSyncError.badSource("\(method) \(url.absoluteString): \(error)")

@@ -21,6 +21,8 @@ public struct GraphProvider: CalendarProvider {
     let options: Options
     /// Every Steno user's email: the mailboxes of an application account without `users`.
     let mappedMailboxes: @Sendable () async throws -> [String]
+    /// Holds every account's requests to four per mailbox (across daemons when shared).
+    let gate: GraphRequestGate
 
     /// Tuning of a Graph sync.
     public struct Options: Sendable {
@@ -70,14 +72,16 @@ public struct GraphProvider: CalendarProvider {
     }
 
     /// A provider sending its requests through `transport`; `mappedMailboxes` lists Steno's
-    /// users' emails for organisation accounts that name no users.
+    /// users' emails for organisation accounts that name no users; `sharedSlots` holds the
+    /// per-mailbox limit across the daemons sharing a catalog (nil: this process alone).
     public init(
         transport: HTTPTransport, options: Options = Options(),
-        mappedMailboxes: @escaping @Sendable () async throws -> [String] = { [] }
+        mappedMailboxes: @escaping @Sendable () async throws -> [String] = { [] }, sharedSlots: (any SharedMailboxSlots)? = nil
     ) {
         self.transport = transport
         self.options = options
         self.mappedMailboxes = mappedMailboxes
+        self.gate = GraphRequestGate(limit: options.concurrentRequestsPerMailbox, shared: sharedSlots)
     }
 
     public func sync(_ context: CalendarSyncContext) async throws -> CalendarSyncReport {
@@ -147,16 +151,19 @@ public struct GraphProvider: CalendarProvider {
     func makeClient(setup: GraphAccountSetup, context: CalendarSyncContext) -> GraphClient {
         let mirror = context.mirror
         return makeClient(
-            setup: setup, accountID: context.account.id, credentials: context.credentials, save: { try await mirror.saveCredentials($0) })
+            setup: setup, accountID: context.account.id, signedInMailbox: context.account.settings["mailbox"], credentials: context.credentials,
+            save: { try await mirror.saveCredentials($0) })
     }
 
     /// A client for one request outside a sync (a write, a lookup).
     func makeClient(setup: GraphAccountSetup, context: CalendarAccountContext) -> GraphClient {
-        makeClient(setup: setup, accountID: context.account.id, credentials: context.credentials, save: context.saveCredentials)
+        makeClient(
+            setup: setup, accountID: context.account.id, signedInMailbox: context.account.settings["mailbox"], credentials: context.credentials,
+            save: context.saveCredentials)
     }
 
     private func makeClient(
-        setup: GraphAccountSetup, accountID: Int64, credentials: CalendarCredentials?,
+        setup: GraphAccountSetup, accountID: Int64, signedInMailbox: String?, credentials: CalendarCredentials?,
         save: @escaping @Sendable (CalendarCredentials) async throws -> Void
     ) -> GraphClient {
         let authorizer = GraphAuthorizer(
@@ -164,8 +171,8 @@ public struct GraphProvider: CalendarProvider {
             endpoint: OAuthTokenEndpoint(tokenURL: setup.endpoints.tokenURL, clientID: setup.clientID, transport: transport),
             fixCommand: setup.fixCommand(accountID: accountID), save: save)
         return GraphClient(
-            transport: transport, authorizer: authorizer, gate: GraphRequestGate(limit: options.concurrentRequestsPerMailbox),
-            retry: options.retry)
+            transport: transport, authorizer: authorizer, gate: gate, clientID: setup.clientID,
+            signedInMailbox: signedInMailbox ?? "account-\(accountID)", retry: options.retry)
     }
 
     func mailboxes(setup: GraphAccountSetup, context: CalendarSyncContext) async throws -> [GraphMailbox] {

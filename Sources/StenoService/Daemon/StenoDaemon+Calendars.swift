@@ -32,7 +32,11 @@ extension StenoDaemon {
             logger.error("calendar credentials are unavailable: \(error.description)")
         }
         let zone = configuration.calendarTimeZone
-        let graph = GraphProvider(transport: transport, mappedMailboxes: { try await Self.userEmails(store: store) })
+        // Daemons sharing a PostgreSQL catalog share each mailbox's Graph requests through it;
+        // an embedded catalog has one daemon, whose own gate is enough.
+        let graph = GraphProvider(
+            transport: transport, mappedMailboxes: { try await Self.userEmails(store: store) },
+            sharedSlots: configuration.postgres == nil ? nil : CatalogMailboxSlots(leases: store))
         let providers: [any CalendarProvider] = [
             ICSProvider(transport: transport, defaultTimeZone: zone),
             CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: zone)),
