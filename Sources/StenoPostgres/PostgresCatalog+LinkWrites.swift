@@ -70,6 +70,11 @@ extension PostgresCatalog {
     /// The meeting a staged update links to: its event's, or for an orphan the one it had.
     static let stagedMeeting = "CASE WHEN u.event_id IS NOT NULL THEN e.meeting_id WHEN u.keeps_cache THEN l.meeting_id END"
 
+    /// The meeting a staged update leaves the recording linked to, for its history: a manual
+    /// unlink keeps the meeting's cache (and id) on the link, but links to nothing.
+    static let stagedHistoryMeeting =
+        "CASE WHEN u.event_id IS NOT NULL THEN e.meeting_id WHEN u.keeps_cache AND u.state <> 'unlinked' THEN l.meeting_id END"
+
     /// What a staged update caches of `column`: its event's, an orphan's previous copy, or nothing.
     static func cached(_ eventColumn: String, _ linkColumn: String) -> String {
         "CASE WHEN u.event_id IS NOT NULL THEN e.\(eventColumn) WHEN u.keeps_cache THEN l.\(linkColumn) END"
@@ -82,11 +87,11 @@ extension PostgresCatalog {
             \(stagedUpdates)
             INSERT INTO link_history (recording_id, at, actor, action, from_state, to_state, from_meeting_id, to_meeting_id,
                 method, score, reason)
-            SELECT u.recording_id, u.at, u.actor, u.action, l.state, u.state, l.meeting_id, \(stagedMeeting), u.method, u.score, u.reason
+            SELECT u.recording_id, u.at, u.actor, u.action, l.state, u.state, l.meeting_id, \(stagedHistoryMeeting), u.method, u.score, u.reason
             FROM u LEFT JOIN links l ON l.recording_id = u.recording_id LEFT JOIN events e ON e.id = u.event_id
             ORDER BY u.seq
             """,
-            // An orphan keeps its cached copy; an unlinked recording keeps none.
+            // An orphan, and a recording unlinked by hand, keep their cached copy; others keep none.
             """
             \(stagedUpdates)
             INSERT INTO links (recording_id, meeting_id, event_id, method, score, state, is_manual, candidates,

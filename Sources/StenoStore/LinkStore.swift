@@ -57,7 +57,7 @@ public struct LinkUpdate: Sendable, Hashable {
     public var isManual: Bool
     /// The event linked to (its meeting, title, times and attendees are cached from it).
     public var eventID: Int64?
-    /// For an orphan: keep the meeting and cache, drop only the event.
+    /// For an orphan or a manual unlink: keep the meeting and cache, drop only the event.
     public var keepsCache: Bool
     public var score: Double?
     /// The close candidates of an ambiguous link (JSON).

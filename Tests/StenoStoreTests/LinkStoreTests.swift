@@ -154,6 +154,28 @@ struct LinkStoreTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func aManualUnlinkKeepsTheCachedMeetingButHistoryLinksItToNothing(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        let recording = f.aliceRecording
+        try await store.saveLink(f.update(recording, to: "q1"))
+        try await store.saveLink(
+            f.update(recording, to: nil, state: .unlinked, method: .manual, manual: true, keepsCache: true, action: "unlinked-by-hand", minutes: 1))
+
+        let unlinked = try #require(try await store.link(recordingID: recording))
+        #expect(unlinked.state == .unlinked && unlinked.isManual && unlinked.eventID == nil)
+        #expect(unlinked.cachedTitle == "Quarterly Überprüfung" && unlinked.cachedStart == MeetingFixture.t0)
+        #expect(try await store.linkAttendees(recordingID: recording).map(\.email) == ["alice@example.com", "bob@example.com", "zoe@external.example"])
+        let summary = try #require(try await store.links(state: .unlinked, visibleTo: nil, afterRecordingID: nil, limit: 10).first)
+        #expect(summary.meetingTitle == "Quarterly Überprüfung" && summary.meetingEnd == MeetingFixture.at(minutes: 60))
+        let unlink = try #require(try await store.linkHistory(recordingID: recording).last)
+        #expect(unlink.fromMeeting == f.meetings["q1"] && unlink.toMeeting == nil && unlink.toState == .unlinked)
+        // A person's unlink stays: the linker does not pick it up again.
+        #expect(try await store.unsettledRecordings(recordedWithin: nil).contains(recording) == false)
+    }
+
+    @Test(arguments: StoreBackend.available)
     func linkListsShowOnlyTheViewersRecordings(backend: StoreBackend) async throws {
         let opened = try await backend.open()
         let store = opened.store
