@@ -38,7 +38,8 @@ struct CLIOutputShapeTests {
         let meeting = try #require(meetings.arrayValue?.compactMap { $0["id"]?.intValue }.min())
         let recordings = try JSONValue.parse(try steno(daemon, ["recordings", "--json"]).stdout)
         let recording = try #require(recordings.arrayValue?.first?["id"]?.intValue)
-        let linked = try steno(daemon, ["link", String(recording), String(meeting)])
+        // The recording is from today, the meeting from yesterday: linked anyway, on purpose.
+        let linked = try steno(daemon, ["link", String(recording), String(meeting), "--force"])
         try #require(linked.status == 0, "\(linked.stderr)")
         return (daemon, meeting, recording)
     }
@@ -98,7 +99,7 @@ struct CLIOutputShapeTests {
             #expect(table.stderr.contains("--all") && !table.stdout.contains("--all"), "the notice goes to stderr only")
         }
         var commands = Self.everyCommand(meeting: meeting, recording: recording)
-        commands += [["sync", "--wait"], ["link", String(recording), String(meeting)]]
+        commands += [["sync", "--wait"], ["link", String(recording), String(meeting), "--force"]]
         for command in commands {
             let json = try steno(daemon, command + ["--json"])
             #expect(json.status == 0, "\(command): \(json.stderr)")

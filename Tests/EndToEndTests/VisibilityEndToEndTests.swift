@@ -114,13 +114,19 @@ struct VisibilityEndToEndTests {
         #expect(foreign.status == 4, "\(foreign.stderr)")
         let othersLink = try command(daemon, as: otherUID, ["unlink", String(r2)])
         #expect(othersLink.status == 4, "\(othersLink.stderr)")
+        let othersReset = try command(daemon, as: otherUID, ["links", "reset", String(r2)])
+        #expect(othersReset.status == 4, "\(othersReset.stderr)")
         let explain = try command(daemon, as: secondUID, ["recordings", "explain", String(r3)])
         #expect(explain.status == 4)
         // Bob sees alice's recording of their meeting, but its link stays alice's to change and explain.
-        for arguments in [["unlink", String(r1)], ["recordings", "explain", String(r1)], ["links", "history", String(r1)]] {
+        for arguments in [
+            ["unlink", String(r1)], ["links", "reset", String(r1)], ["recordings", "explain", String(r1)], ["links", "history", String(r1)],
+        ] {
             let result = try command(daemon, as: secondUID, arguments)
             #expect(result.status == 5 && result.stderr.contains("belongs to alice"), "\(arguments): \(result.status) \(result.stderr)")
         }
         #expect(try command(daemon, as: otherUID, ["links", "history", String(r1)]).status == 0)
+        let ownReset = try command(daemon, as: otherUID, ["links", "reset", String(r1)])
+        #expect(ownReset.status == 0 && ownReset.stdout.contains("Roadmap with Bob"), "\(ownReset.stdout) \(ownReset.stderr)")
     }
 }

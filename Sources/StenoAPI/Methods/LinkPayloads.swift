@@ -12,9 +12,13 @@ extension StenoMethods {
     /// A recording's link history, oldest first.
     public static let linksHistory = RPCMethodDescriptor<RecordingReferenceParams, [LinkHistoryEntry]>("links.history")
     /// Links a recording to a meeting by hand; manual links win over automatic ones and survive revalidation.
+    /// Refused when the two are apart in time (beyond the linker's tolerance) unless `force`.
     public static let linksSet = RPCMethodDescriptor<LinkSetParams, LinkSummary>("links.set")
-    /// Unlinks a recording by hand; it stays unlinked until a person links it.
+    /// Unlinks a recording by hand; it stays unlinked until a person links it or resets it. The
+    /// meeting's cached title, times and attendees stay, for history.
     public static let linksRemove = RPCMethodDescriptor<RecordingReferenceParams, LinkSummary>("links.remove")
+    /// Hands a recording back to automatic linking (undoes a manual link or unlink) and links it now.
+    public static let linksReset = RPCMethodDescriptor<RecordingReferenceParams, LinkSummary>("links.reset")
     /// Queues a revalidation of every link now (admin); returns the job.
     public static let linksRevalidate = RPCMethodDescriptor<NoParams, JobEnqueueResult>("links.revalidate")
 }
@@ -37,10 +41,13 @@ public struct LinkListParams: Codable, Sendable, Hashable {
 public struct LinkSetParams: Codable, Sendable, Hashable {
     public var recording: Int64
     public var meeting: Int64
+    /// Link even when the recording and the meeting are apart in time (absent: false).
+    public var force: Bool?
 
-    public init(recording: Int64, meeting: Int64) {
+    public init(recording: Int64, meeting: Int64, force: Bool? = nil) {
         self.recording = recording
         self.meeting = meeting
+        self.force = force
     }
 }
 

@@ -42,7 +42,7 @@ public enum StenoMethods {
         accountsSignIn.name, accountsSignInStatus.name,
         devicesAdd.name, devicesList.name, devicesRevoke.name, devicesPair.name,
         meetingsList.name, meetingsGet.name, attendeesList.name, searchQuery.name, meetingsCreate.name, meetingsRename.name,
-        recordingsExplain.name, linksList.name, linksHistory.name, linksSet.name, linksRemove.name, linksRevalidate.name,
+        recordingsExplain.name, linksList.name, linksHistory.name, linksSet.name, linksRemove.name, linksReset.name, linksRevalidate.name,
         rpcDiscover,
     ]
 }

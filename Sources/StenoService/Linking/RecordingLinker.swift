@@ -48,6 +48,27 @@ public struct RecordingLinker: Sendable {
         return decision
     }
 
+    /// Hands a recording back to automatic linking: drops a person's link or unlink and writes
+    /// what the linker decides now, as `actor`'s change. Returns the decision (nil when the
+    /// recording cannot be linked by time: not ready, or no start time; it is left unlinked).
+    @discardableResult
+    public func reset(recordingID: Int64, actor: String) async throws -> LinkDecision? {
+        let action = "reset-to-automatic"
+        guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else {
+            try await store.saveLink(
+                LinkUpdate(
+                    recordingID: recordingID, state: .unlinked, method: nil, eventID: nil, actor: actor, action: action,
+                    reason: "handed back to automatic linking; the recording is not ready or has no start time, so nothing links it yet"))
+            return nil
+        }
+        let decision = try await decide(facts, ownerID: ownerID)
+        var reset = update(for: decision, recordingID: recordingID, before: try await store.link(recordingID: recordingID), actor: actor)
+        reset.action = action
+        reset.reason = "handed back to automatic linking: \(decision.reason)"
+        try await store.saveLink(reset)
+        return decision
+    }
+
     /// Re-checks one link against the current mirror and writes what changed.
     public func revalidate(recordingID: Int64) async throws -> RevalidationAction {
         try await revalidate(recordingIDs: [recordingID]).first?.key ?? .unchanged

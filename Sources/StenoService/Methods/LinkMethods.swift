@@ -28,25 +28,22 @@ struct LinkMethods: Sendable {
             return try await methods.store.linkHistory(recordingID: params.id)
         }
         table.register(StenoMethods.linksSet, access: .user) { call, params in
-            let recording = try await methods.ownRecording(params.recording, caller: call.caller)
-            // Members may link only to meetings they can see (their calendars, their invitations).
-            let events = try await methods.store.meetingEvents(meetingID: params.meeting, exceptEventID: nil, ownerID: recording.ownerID)
-            let visible = call.caller.isAdmin ? events : events.filter { $0.ownerRelation != .unrelated }
-            guard let event = visible.first else {
-                throw RPCError.notFound("no meeting \(params.meeting) with a mirrored event you can see")
-            }
-            try await methods.store.saveLink(
-                LinkUpdate(
-                    recordingID: recording.id, state: .linked, method: .manual, isManual: true, eventID: event.eventID,
-                    actor: methods.actor(call.caller), action: "linked-by-hand", reason: "linked by hand to \"\(event.title)\""))
-            return try await methods.summary(recording.id)
+            try await methods.linkByHand(params, caller: call.caller)
         }
         table.register(StenoMethods.linksRemove, access: .user) { call, params in
             let recording = try await methods.ownRecording(params.id, caller: call.caller)
+            let before = try await methods.store.link(recordingID: recording.id)
+            // The meeting's cached title, times and attendees stay, so history can say which it was.
             try await methods.store.saveLink(
                 LinkUpdate(
-                    recordingID: recording.id, state: .unlinked, method: .manual, isManual: true, eventID: nil,
-                    actor: methods.actor(call.caller), action: "unlinked-by-hand", reason: "unlinked by hand"))
+                    recordingID: recording.id, state: .unlinked, method: .manual, isManual: true, eventID: nil, keepsCache: true,
+                    actor: methods.actor(call.caller), action: "unlinked-by-hand",
+                    reason: "unlinked by hand" + (before?.cachedTitle.map { " from \"\($0)\"" } ?? "")))
+            return try await methods.summary(recording.id)
+        }
+        table.register(StenoMethods.linksReset, access: .user) { call, params in
+            let recording = try await methods.ownRecording(params.id, caller: call.caller)
+            try await methods.linker.reset(recordingID: recording.id, actor: methods.actor(call.caller))
             return try await methods.summary(recording.id)
         }
         table.register(StenoMethods.linksRevalidate, access: .admin) { _, _ in

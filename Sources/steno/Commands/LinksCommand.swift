@@ -43,8 +43,8 @@ struct ExplainCommand: ParsableCommand {
 /// `steno links …`: what each recording is linked to; history.
 struct LinksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "links", abstract: "List links (orphaned, ambiguous, pending…) and their history.",
-        subcommands: [List.self, History.self], defaultSubcommand: List.self)
+        commandName: "links", abstract: "List links (orphaned, ambiguous, pending…), their history, and hand links back to the linker.",
+        subcommands: [List.self, History.self, Reset.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the links of your recordings (admins: all).")
@@ -114,17 +114,58 @@ struct LinksCommand: ParsableCommand {
     }
 }
 
+extension LinksCommand {
+    /// `steno links reset ID`: undo a manual link or unlink; the linker decides now.
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Hand a recording back to automatic linking (undoes `steno link` and `steno unlink`) and link it now.",
+            discussion: """
+                Examples:
+                  steno links reset 16        the linker decides recording 16's meeting again
+                  steno links history 16      shows who reset it and what the linker chose
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The recording id.") var recording: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let link = try global.withClient { try $0.call(StenoMethods.linksReset, RecordingReferenceParams(id: recording)) }
+                let outcome =
+                    switch link.state {
+                    case .linked: "linked to meeting \(link.meeting.map(String.init) ?? "?") \"\(link.meetingTitle ?? "")\""
+                    case .ambiguous: "ambiguous (\(link.candidates.map(LinksCommand.contenders) ?? "too close to call"))"
+                    default: link.state.rawValue
+                    }
+                Output.done(link, "recording \(link.recording) is linked automatically again: \(outcome)", format: global.format)
+            }
+        }
+    }
+}
+
 /// `steno link RECORDING MEETING`: a manual link, which automatic linking never overrides.
 struct LinkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "link", abstract: "Link a recording to a meeting by hand (wins over automatic links, survives revalidation).")
+        commandName: "link", abstract: "Link a recording to a meeting by hand (wins over automatic links, survives revalidation).",
+        discussion: """
+            The recording comes first, then the meeting. A recording and a meeting apart in time (beyond the \
+            linker's tolerance, 15 minutes by default) are refused with both times; --force links them anyway.
+
+            Examples:
+              steno link 16 6             link recording 16 to meeting 6
+              steno link 16 6 --force     even though they are days apart
+              steno unlink 16             leave recording 16 unlinked
+              steno links reset 16        hand recording 16 back to automatic linking
+            """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The recording id.") var recording: Int64
     @Argument(help: "The meeting id.") var meeting: Int64
+    @Flag(name: .long, help: "Link even when the recording and the meeting are apart in time.") var force = false
 
     func run() throws {
         try reportingFailures {
-            let link = try global.withClient { try $0.call(StenoMethods.linksSet, LinkSetParams(recording: recording, meeting: meeting)) }
+            let link = try global.withClient {
+                try $0.call(StenoMethods.linksSet, LinkSetParams(recording: recording, meeting: meeting, force: force ? true : nil))
+            }
             Output.done(
                 link, "recording \(link.recording) linked by hand to meeting \(link.meeting.map(String.init) ?? "?") \"\(link.meetingTitle ?? "")\"",
                 format: global.format)
@@ -135,14 +176,22 @@ struct LinkCommand: ParsableCommand {
 /// `steno unlink RECORDING`: a manual unlink.
 struct UnlinkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "unlink", abstract: "Unlink a recording by hand; automatic linking leaves it alone until you link it.")
+        commandName: "unlink", abstract: "Unlink a recording by hand; automatic linking leaves it alone until you link or reset it.",
+        discussion: """
+            The meeting's title, times and attendees stay on the recording for history.
+
+            Examples:
+              steno unlink 16             leave recording 16 unlinked
+              steno links reset 16        hand it back to automatic linking
+            """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The recording id.") var recording: Int64
 
     func run() throws {
         try reportingFailures {
             let link = try global.withClient { try $0.call(StenoMethods.linksRemove, RecordingReferenceParams(id: recording)) }
-            Output.done(link, "recording \(link.recording) unlinked by hand", format: global.format)
+            let from = link.meetingTitle.map { " (was meeting \(link.meeting.map(String.init) ?? "?") \"\($0)\")" } ?? ""
+            Output.done(link, "recording \(link.recording) unlinked by hand\(from)", format: global.format)
         }
     }
 }
