@@ -36,7 +36,8 @@ public struct LinkTimeGap: Sendable, Hashable {
         return "\(minutes) min"
     }
 
-    /// "2026-10-02 14:05–14:40 UTC" (the end's date is repeated when it falls on another day).
+    /// "2026-10-02 14:05–14:40 UTC" (the end's date is repeated when it falls on another day;
+    /// "2026-10-02 14:05 UTC" when it ends in the minute it started).
     public static func describe(_ interval: DateInterval) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
@@ -49,8 +50,8 @@ public struct LinkTimeGap: Sendable, Hashable {
             return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
         }
         let start = "\(day(interval.start)) \(time(interval.start))"
-        guard interval.duration > 0 else { return start + " UTC" }
-        let sameDay = day(interval.start) == day(interval.end)
-        return start + "–" + (sameDay ? time(interval.end) : "\(day(interval.end)) \(time(interval.end))") + " UTC"
+        let end = day(interval.start) == day(interval.end) ? time(interval.end) : "\(day(interval.end)) \(time(interval.end))"
+        // A recording of a few seconds starts and ends in the same minute: one time says it.
+        return start + (end == time(interval.start) ? "" : "–" + end) + " UTC"
     }
 }
