@@ -9,10 +9,11 @@ import StenoStore
 extension PostgresCatalog {
     /// The rows of one statement, read to the end.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
         do {
-            return try await client.query(query, logger: logger).collect()
+            return try await withLeasedConnection { connection in try await PostgresTransaction.rows(query, on: connection, logger: logger) }
         } catch {
-            throw Self.mapped(error)
+            throw mapped(error)
         }
     }
 
@@ -29,7 +30,7 @@ extension PostgresCatalog {
         while true {
             attempt += 1
             do {
-                return try await client.withConnection { connection in
+                return try await withLeasedConnection { connection in
                     let transaction = PostgresTransaction(connection: connection, logger: logger)
                     try await transaction.execute("BEGIN")
                     do {
@@ -45,7 +46,7 @@ extension PostgresCatalog {
             } catch let error as PSQLError where attempt < 5 && Self.isRetryable(error) {
                 continue
             } catch {
-                throw Self.mapped(error)
+                throw mapped(error)
             }
         }
     }
@@ -60,11 +61,19 @@ extension PostgresCatalog {
         ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "")
     }
 
-    /// A `StoreError` for the server errors a caller can act on; a clear
-    /// ``PostgresCatalogError/unavailable(_:)`` when the server cannot be reached; the error
-    /// itself otherwise.
+    /// ``mapped(_:)``, with the server's address in a `StoreError.unavailable`.
+    func mapped(_ error: any Error) -> any Error {
+        let mapped = Self.mapped(error)
+        guard case .unavailable? = mapped as? StoreError, !(error is StoreError) else { return mapped }
+        return unreachable(Self.reason(error))
+    }
+
+    /// A `StoreError` for the server errors a caller can act on (`StoreError.unavailable` when
+    /// the server cannot be reached, which the daemon's loops wait out); the error itself
+    /// otherwise.
     static func mapped(_ error: any Error) -> any Error {
         if error is StoreError || error is PostgresCatalogError { return error }
+        if error is ClosedConnectionError { return StoreError.unavailable("the catalog database is unreachable: \(error)") }
         guard let error = error as? PSQLError else { return error }
         if let info = error.serverInfo {
             let message = info[.message] ?? "the server refused the statement"
@@ -72,17 +81,23 @@ extension PostgresCatalog {
             case "23505": return StoreError.conflict(info[.detail] ?? message)
             // 22021: text PostgreSQL cannot store (a NUL character), which SQLite would have kept.
             case "23514", "22P02", "22023", "22021": return StoreError.invalid(message)
-            case "57P01", "57P02", "57P03", "53300": return PostgresCatalogError.unavailable(message)
+            // The server shuts down, restarts, starts up, or has no connection slot left.
+            case "57P01", "57P02", "57P03", "53300": return StoreError.unavailable("the catalog database is unreachable: \(message)")
             default: return error
             }
         }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
-            return PostgresCatalogError.unavailable("\(error.code)")
+            return StoreError.unavailable("the catalog database is unreachable: \(reason(error))")
         default:
             return error
         }
     }
+}
+
+/// A pooled connection the server had closed before a statement could be sent on it.
+struct ClosedConnectionError: Error, CustomStringConvertible {
+    var description: String { "the server closed the connection" }
 }
 
 /// One connection inside an open transaction, lent to a store method's body.
@@ -92,12 +107,21 @@ struct PostgresTransaction {
 
     /// The rows of one statement, read to the end.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await connection.query(query, logger: logger).collect()
+        try await Self.rows(query, on: connection, logger: logger)
     }
 
     /// Runs one statement, ignoring any rows.
     func execute(_ query: PostgresQuery) async throws {
         _ = try await rows(query)
+    }
+
+    /// The rows of `query` on `connection`, which must still be open: PostgresNIO never answers
+    /// a statement sent on a connection the server has just closed (the write is dropped with
+    /// the channel, and the statement waits for ever), which the pool can lend in the moment
+    /// before it notices.
+    static func rows(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> [PostgresRow] {
+        guard !connection.isClosed else { throw ClosedConnectionError() }
+        return try await connection.query(query, logger: logger).collect()
     }
 
     /// The first row of a statement, if any.

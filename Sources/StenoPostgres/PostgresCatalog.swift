@@ -26,21 +26,21 @@ public struct PostgresCatalog: Sendable {
     /// Connects to the server named by `settings`, then brings the schema up to date.
     ///
     /// - Throws: `StoreError.schemaTooNew` for a database migrated by a newer Steno;
-    ///   ``PostgresCatalogError`` when the server cannot be reached or refuses the login.
+    ///   `StoreError.unavailable` when the server cannot be reached within `connect_timeout`;
+    ///   ``PostgresCatalogError`` for settings that cannot work.
     public static func open(_ settings: PostgresSettings, logger: Logger = Logger(label: "steno.postgres")) async throws -> PostgresCatalog {
-        let client = PostgresClient(configuration: try clientConfiguration(settings), backgroundLogger: logger)
+        // The pool logs every failed connection attempt at info: while the server is down that
+        // is several a second; the daemon's loops say it once per outage instead.
+        var poolLogger = logger
+        if poolLogger.logLevel < .notice { poolLogger.logLevel = .notice }
+        let client = PostgresClient(configuration: try clientConfiguration(settings), backgroundLogger: poolLogger)
         let lifetime = ClientLifetime(client)
         let catalog = PostgresCatalog(
             client: client, lifetime: lifetime, settings: settings, logger: logger,
             knownMigrations: PostgresMigrations.files.map(\.identifier))
         do {
-            // Fail fast and clearly when nothing answers; the pool alone would retry for ever.
-            try await withDeadline(settings.connectTimeout) {
-                try await catalog.execute("SELECT 1")
-            } onTimeout: {
-                PostgresCatalogError.unavailable(
-                    "no connection to \(settings.redactedURL) within \(settings.connectTimeout) (is the server running, and may this host connect?)")
-            }
+            // Fails within connect_timeout, clearly, when nothing answers (see withLeasedConnection).
+            try await catalog.execute("SELECT 1")
             try await PostgresMigrations.apply(to: catalog)
         } catch {
             lifetime.stop()
@@ -114,13 +114,10 @@ final class ClientLifetime: Sendable {
 public enum PostgresCatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The settings cannot work (a CA file that cannot be read, say).
     case unusableSettings(String)
-    /// The server did not answer or refused the connection; the request can be tried again.
-    case unavailable(String)
 
     public var description: String {
         switch self {
         case .unusableSettings(let reason): "the PostgreSQL settings cannot be used: \(reason)"
-        case .unavailable(let reason): "the PostgreSQL catalog is unreachable: \(reason)"
         }
     }
 }

@@ -28,7 +28,7 @@ enum PostgresMigrations {
     static func apply(to catalog: PostgresCatalog) async throws {
         let known = files
         do {
-            try await catalog.client.withConnection { connection in
+            try await catalog.withLeasedConnection { connection in
                 let logger = catalog.logger
                 _ = try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger).collect()
                 do {
@@ -68,9 +68,9 @@ enum PostgresMigrations {
                 _ = try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger).collect()
             }
         } catch let error as PostgresTransactionError {
-            throw PostgresCatalog.mapped(error.closureError ?? error.commitError ?? error.beginError ?? error)
+            throw catalog.mapped(error.closureError ?? error.commitError ?? error.beginError ?? error)
         } catch {
-            throw PostgresCatalog.mapped(error)
+            throw catalog.mapped(error)
         }
     }
 }

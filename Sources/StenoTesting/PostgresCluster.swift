@@ -69,6 +69,22 @@ public final class PostgresCluster: Sendable {
         return try await start.value
     }
 
+    /// A cluster of the caller's own, for a test that stops and restarts its server (never the
+    /// shared one, which other tests use at the same time). The caller calls ``shutdown()``.
+    public static func startPrivate() async throws -> PostgresCluster {
+        try await offload { () throws(PostgresClusterError) in try PostgresCluster() }
+    }
+
+    /// ``stop()``, off the shared pool: the server is down when it returns.
+    public func stopServer() async throws {
+        try await Self.offload { () throws(PostgresClusterError) in self.stop() }
+    }
+
+    /// ``restart()``, off the shared pool: the server accepts connections when it returns.
+    public func restartServer() async throws {
+        try await Self.offload { () throws(PostgresClusterError) in try self.restart() }
+    }
+
     /// Where blocking work runs: one at a time, on a thread of its own.
     private static let work = DispatchQueue(label: "steno.postgres-cluster")
 

@@ -40,6 +40,8 @@ extension RPCError {
     public static let conflictCode = -32009
     /// -32010: the request was understood but cannot be carried out now (e.g. a file exists).
     public static let failedPreconditionCode = -32010
+    /// -32011: the daemon cannot reach its catalog database now; the same request may succeed later.
+    public static let unavailableCode = -32011
 
     public static func parseError(_ message: String, data: JSONValue? = nil) -> RPCError {
         RPCError(code: parseErrorCode, message: message, data: data)
@@ -78,5 +80,8 @@ extension RPCError {
     }
     public static func failedPrecondition(_ message: String, data: JSONValue? = nil) -> RPCError {
         RPCError(code: failedPreconditionCode, message: message, data: data)
+    }
+    public static func unavailable(_ message: String, data: JSONValue? = nil) -> RPCError {
+        RPCError(code: unavailableCode, message: message, data: data)
     }
 }

@@ -144,6 +144,7 @@ extension RPCError {
             case .invalid: self = .invalidParams(error.description)
             case .failedPrecondition: self = .failedPrecondition(error.description)
             case .schemaTooNew: self = .internalError(error.description)
+            case .unavailable: self = .unavailable(error.description)
             }
         case let error as UserValidation.Problem:
             self = .invalidParams(error.description, data: ["field": .string(error.field)])
