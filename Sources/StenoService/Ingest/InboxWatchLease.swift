@@ -21,6 +21,8 @@ struct InboxWatchLease: Service {
     let logger: Logger
     /// A new watcher for each time this daemon takes the lease.
     let makeWatcher: @Sendable () -> any Service
+    /// Renewals that find the catalog unreachable are logged once per outage.
+    let outage: CatalogOutage
 
     init(
         leases: any LeaseStore, inbox: String, duration: Duration, logger: Logger,
@@ -32,6 +34,7 @@ struct InboxWatchLease: Service {
         self.duration = duration
         self.logger = logger
         self.makeWatcher = makeWatcher
+        self.outage = CatalogOutage(loop: "the inbox lease and watcher", logger: logger)
     }
 
     var renewInterval: Duration { duration / 3 }
@@ -49,10 +52,18 @@ struct InboxWatchLease: Service {
     private func loop() async throws {
         var waiting = false
         while !Task.isCancelled {
-            guard await take() == .held else {
+            switch await take() {
+            case .held:
+                break
+            case .heldByAnother:
                 if !waiting { logger.info("another daemon watches the inbox; this one takes over if it stops", metadata: ["lease": "\(name)"]) }
                 waiting = true
                 try await Task.sleep(for: renewInterval)
+                continue
+            case .unreachable:
+                // Nobody can tell who watches: try again soon (the lease is ours again if it
+                // has not run out, or whoever's it is once the catalog is back).
+                try await Task.sleep(for: min(renewInterval, outage.retryDelay))
                 continue
             }
             waiting = false
@@ -66,10 +77,29 @@ struct InboxWatchLease: Service {
     /// Takes or renews the lease.
     private func take() async -> Attempt {
         do {
-            return try await leases.acquireLease(name, holder: holder, duration: duration, now: Date()) ? .held : .heldByAnother
+            let held = try await leases.acquireLease(name, holder: holder, duration: duration, now: Date())
+            outage.succeeded()
+            return held ? .held : .heldByAnother
+        } catch where outage.failed(error) {
+            return .unreachable
+        } catch is CancellationError {
+            return .unreachable
         } catch {
             logger.warning("cannot reach the catalog for the inbox lease: \(error)")
             return .unreachable
+        }
+    }
+
+    /// ``take()``, counted as `.unreachable` when it has not answered within `limit`.
+    private func take(within limit: Duration) async -> Attempt {
+        await withTaskGroup(of: Attempt?.self) { group in
+            group.addTask { await take() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next().flatMap { $0 } ?? .unreachable
         }
     }
 
@@ -85,7 +115,9 @@ struct InboxWatchLease: Service {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: renewInterval)
                     if Task.isCancelled { return }
-                    switch await take() {
+                    // A renewal waiting for the catalog must not outlast the lease it renews.
+                    let left = duration - renewInterval - (ContinuousClock.now - renewed)
+                    switch await take(within: max(left, .milliseconds(1))) {
                     case .held:
                         renewed = .now
                     case .heldByAnother:

@@ -289,8 +289,10 @@ final class InboxWatcher: Service, Sendable {
         do {
             known = try await knownPaths()
         } catch {
-            logger.error("rescan cannot read the catalog: \(error); will retry")
-            state.needsRescan = true
+            // Backing off: a catalog that is down fails at once, tick after tick.
+            state.retryDelay = min(max(state.retryDelay * 2, .seconds(1)), Self.longestRetryDelay)
+            state.retryAt = .now + state.retryDelay
+            logger.error("rescan cannot read the catalog: \(error); looking again in \(state.retryDelay)")
             return
         }
         for (path, signature) in found.files {

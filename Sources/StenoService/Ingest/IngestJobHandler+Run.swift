@@ -75,6 +75,9 @@ extension IngestJobHandler {
         do {
             return note(try await ingestor.store.commitIngest(commit, now: now), of: commit, context: context)
         } catch {
+            // An unreachable catalog fails every job alike: splitting would only wait for it
+            // once per job. The worker gives the jobs back to run again once it is back.
+            if CatalogOutage.isUnreachable(error) { return commit.jobs.map { _ in .failed(error) } }
             guard commit.jobs.count > 1 || commit.jobs.first?.listsFiles == true else { return [.failed(error)] }
             context.logger.warning("could not store the batch at once (\(error)); storing it job by job")
         }

@@ -46,6 +46,8 @@ public struct JobScheduler: Service {
     let logger: Logger
     /// The longest sleep, so a changed wall clock (NTP step, suspend) is noticed soon.
     let maximumSleep: Duration
+    /// Fire times that find the catalog unreachable are tried again, backing off.
+    let outage: CatalogOutage
 
     /// A scheduler enqueuing through `queue` (which wakes the pool).
     public init(
@@ -56,6 +58,7 @@ public struct JobScheduler: Service {
         self.entries = entries
         self.logger = logger
         self.maximumSleep = maximumSleep
+        self.outage = CatalogOutage(loop: "the job scheduler", logger: logger)
     }
 
     /// Runs until graceful shutdown or cancellation.
@@ -88,7 +91,12 @@ public struct JobScheduler: Service {
             for (index, entry) in entries.enumerated() {
                 guard let fire = entry.schedule.nextFireDate(after: handled[index], in: entry.timeZone) else { continue }
                 if fire <= now {
-                    await enqueue(entry, firedAt: fire)
+                    guard await enqueue(entry, firedAt: fire) else {
+                        // The catalog is unreachable: this fire time is tried again, not lost.
+                        let retry = now.addingTimeInterval(outage.retryDelay.seconds)
+                        earliest = min(earliest ?? retry, retry)
+                        continue
+                    }
                     handled[index] = fire
                     if let following = entry.schedule.nextFireDate(after: fire, in: entry.timeZone) {
                         earliest = min(earliest ?? following, following)
@@ -107,13 +115,18 @@ public struct JobScheduler: Service {
         }
     }
 
-    func enqueue(_ entry: Entry, firedAt fire: Date) async {
+    /// Enqueues one fire time's job (unless another daemon did). False when the catalog's
+    /// database is unreachable, so the fire time must be tried again.
+    @discardableResult
+    func enqueue(_ entry: Entry, firedAt fire: Date) async -> Bool {
         do {
             let draft = JobDraft(kind: entry.kind, payload: entry.payload, priority: entry.priority, runAt: fire, uniqueKey: entry.uniqueKey)
             guard let result = try await queue.enqueueScheduled(draft, schedule: entry.uniqueKey, fireTime: fire, fires: fires) else {
                 logger.debug("scheduled run enqueued by another daemon", metadata: ["kind": .string(entry.kind), "fire": "\(fire)"])
-                return
+                outage.succeeded()
+                return true
             }
+            outage.succeeded()
             switch result {
             case .enqueued(let job):
                 logger.info("scheduled job enqueued", metadata: ["kind": .string(entry.kind), "job": "\(job.id)"])
@@ -122,8 +135,11 @@ public struct JobScheduler: Service {
                     "scheduled run skipped: the previous one is still live",
                     metadata: ["kind": .string(entry.kind), "job": "\(job.id)", "state": .string(job.state.rawValue)])
             }
+        } catch where outage.failed(error) {
+            return false
         } catch {
             logger.error("could not enqueue a scheduled job: \(error)", metadata: ["kind": .string(entry.kind)])
         }
+        return true
     }
 }

@@ -103,6 +103,10 @@ extension JobWorkerPool {
                     logger.warning("lost the lease of \(held.count - stillHeld.count) job(s); their outcomes will be dropped")
                     held = held.filter { stillHeld.contains($0.job.id) }
                 }
+                outage.succeeded()
+            } catch where outage.failed(error) {
+                // The job goes on: the next heartbeat may get through before the lease runs out.
+                continue
             } catch {
                 // A busy database must not kill the jobs; the next heartbeat may get through.
                 logger.warning("heartbeat failed: \(error)")
@@ -165,6 +169,11 @@ extension JobWorkerPool {
             case .failed(let error) where error is CancellationError && (queue.signal.isStopping || poolCancelled):
                 // Cancelled because the pool stops: not a failure of the job.
                 await release(attempt.claim, logger: jobLogger) { $0.info("job released at shutdown") }
+            case .failed(let error) where CatalogOutage.isUnreachable(error):
+                // The catalog went away under the job (its commit failed): not the job's fault,
+                // so the attempt does not count and the job runs again once the database is back.
+                _ = outage.failed(error)
+                await release(attempt.claim, logger: jobLogger) { $0.info("job given back: the catalog database was unreachable") }
             case .retry(let after, let reason):
                 await retry(attempt.claim, after: after, reason: reason, logger: jobLogger)
             case .failed(let error):
@@ -181,8 +190,9 @@ extension JobWorkerPool {
         let permanent = error is JobError
         let message = (error as? JobError)?.description ?? String(describing: error)
         do {
-            let state = try await queue.store.fail(
-                claim, error: message, retryAfter: nil, permanent: permanent, policy: settings.retryPolicy, now: now())
+            let state = try await whenReachable {
+                try await queue.store.fail(claim, error: message, retryAfter: nil, permanent: permanent, policy: settings.retryPolicy, now: now())
+            }
             logger.warning("job failed: \(CredentialRedaction.redacted(message))", metadata: ["state": .string(state.rawValue)])
         } catch {
             Self.logRecordingError(error, logger: logger)
@@ -192,21 +202,40 @@ extension JobWorkerPool {
     /// Records a handler's request to try again after `after`; it counts as a failed attempt.
     func retry(_ claim: ClaimedJob, after: Duration, reason: String, logger: Logger) async {
         do {
-            let state = try await queue.store.fail(
-                claim, error: reason, retryAfter: after, permanent: false, policy: settings.retryPolicy, now: now())
+            let state = try await whenReachable {
+                try await queue.store.fail(claim, error: reason, retryAfter: after, permanent: false, policy: settings.retryPolicy, now: now())
+            }
             logger.info("job asked to be retried", metadata: ["state": .string(state.rawValue), "reason": .string(CredentialRedaction.redacted(reason))])
         } catch {
             Self.logRecordingError(error, logger: logger)
         }
     }
 
-    /// Gives a claim back (shutdown): queued again, the attempt not counted.
+    /// Gives a claim back (shutdown, or a catalog that went away): queued again, the attempt
+    /// not counted.
     private func release(_ claim: ClaimedJob, logger: Logger, then log: (Logger) -> Void) async {
         do {
-            try await queue.store.release(claim, now: now())
+            try await whenReachable { try await queue.store.release(claim, now: now()) }
             log(logger)
         } catch {
             Self.logRecordingError(error, logger: logger)
+        }
+    }
+
+    /// Runs `write` (recording an outcome), trying again while the catalog's database is
+    /// unreachable, for at most a lease (after which the job is requeued anyway) and not once
+    /// the pool stops.
+    @discardableResult
+    func whenReachable<Value>(_ write: () async throws -> Value) async throws -> Value {
+        let deadline = ContinuousClock.now + settings.leaseDuration
+        while true {
+            do {
+                let value = try await write()
+                outage.succeeded()
+                return value
+            } catch where outage.failed(error) && !queue.signal.isStopping && ContinuousClock.now + outage.retryDelay < deadline {
+                try? await Task.sleep(for: outage.retryDelay)
+            }
         }
     }
 
@@ -214,7 +243,7 @@ extension JobWorkerPool {
     private func complete(_ completions: [JobCompletion], logger: Logger) async {
         guard !completions.isEmpty else { return }
         do {
-            let recorded = try await queue.store.complete(completions, now: now())
+            let recorded = try await whenReachable { try await queue.store.complete(completions, now: now()) }
             for (completion, done) in zip(completions, recorded) {
                 let jobLogger = jobLogger(completion.claim, base: logger)
                 if done {
@@ -224,7 +253,7 @@ extension JobWorkerPool {
                         "outcome dropped: stale lease (token \(completion.claim.token)); the lease expired and the job was requeued or taken over")
                 }
             }
-        } catch where completions.count > 1 {
+        } catch where completions.count > 1 && !CatalogOutage.isUnreachable(error) {
             logger.warning("could not complete the jobs at once (\(error)); completing them one by one")
             for completion in completions { await complete([completion], logger: logger) }
         } catch {

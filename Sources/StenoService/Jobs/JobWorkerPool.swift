@@ -46,6 +46,9 @@ public struct JobWorkerPool: Service {
     let ownerPrefix: String
     /// Injectable for tests; the wall clock by default.
     let now: @Sendable () -> Date
+    /// Shared by the workers, heartbeats and the reaper: they back off together while the
+    /// catalog's database is unreachable, and the outage is logged once.
+    let outage: CatalogOutage
 
     /// A pool running `handlers` (one per kind; a later one with the same kind wins).
     public init(
@@ -62,6 +65,7 @@ public struct JobWorkerPool: Service {
         self.logger = logger
         self.ownerPrefix = "\(ProcessInfo.processInfo.hostName)/\(getpid())"
         self.now = now
+        self.outage = CatalogOutage(loop: "job workers", logger: logger)
     }
 
     /// The kinds this pool runs.
@@ -139,6 +143,9 @@ public struct JobWorkerPool: Service {
             do {
                 let requeued = try await queue.store.requeueExpiredLeases(now: now())
                 if requeued > 0 { logger.notice("requeued jobs whose lease expired", metadata: ["jobs": "\(requeued)"]) }
+                outage.succeeded()
+            } catch where outage.failed(error) {
+                continue
             } catch {
                 logger.error("could not requeue expired leases: \(error)")
             }
@@ -161,11 +168,16 @@ public struct JobWorkerPool: Service {
             do {
                 claims = try await queue.store.claim(
                     workerID: workerID, kinds: kinds, limits: limits, leaseDuration: settings.leaseDuration, now: now())
+            } catch where outage.failed(error) {
+                // Enqueues cannot wake us while the database is away: wait it out, backing off.
+                await signal.wait(since: generation, timeout: outage.retryDelay)
+                continue
             } catch {
                 logger.error("could not claim a job: \(error)", metadata: ["worker": .string(workerID)])
                 await signal.wait(since: generation, timeout: settings.pollInterval)
                 continue
             }
+            outage.succeeded()
             guard !claims.isEmpty else {
                 await signal.wait(since: generation, timeout: settings.pollInterval)
                 continue
