@@ -46,12 +46,17 @@ enum CompletionStatementText: PreparedJobStatementText {
 extension PostgresCatalog {
     /// The rows of a prepared statement, read to the end, on any pooled connection.
     func rows<Text: PreparedJobStatementText>(prepared text: Text.Type, _ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
         do {
-            var rows: [PostgresRow] = []
-            for try await row in try await client.execute(PreparedJobStatement<Text>(query), logger: logger) { rows.append(row) }
-            return rows
+            // Through withLeasedConnection: bounded by connect_timeout while the server is down.
+            return try await withLeasedConnection { connection in
+                guard !connection.isClosed else { throw ClosedConnectionError() }
+                var rows: [PostgresRow] = []
+                for try await row in try await connection.execute(PreparedJobStatement<Text>(query), logger: logger) { rows.append(row) }
+                return rows
+            }
         } catch {
-            throw Self.mapped(error)
+            throw mapped(error)
         }
     }
 }
