@@ -13,15 +13,16 @@ import Testing
     "PostgreSQL daemons end to end", .serialized,
     .enabled(if: TestRequirement.runs(when: PostgresCluster.isInstalled), "PostgreSQL is not installed (apt-get install postgresql)"))
 struct PostgresDaemonsEndToEndTests {
-    static func config(_ url: String) -> String {
+    /// A daemon on `url` with short leases, so a killed daemon's inbox and jobs move on quickly.
+    static func config(_ url: String, watchLeaseSeconds: Int = 3, jobLeaseSeconds: Int = 5) -> String {
         """
         database = "\(url)"
         [watcher]
         settle_seconds = 0.3
-        lease_seconds = 3
+        lease_seconds = \(watchLeaseSeconds)
         [jobs]
         workers = 2
-        lease_seconds = 5
+        lease_seconds = \(jobLeaseSeconds)
         """
     }
 

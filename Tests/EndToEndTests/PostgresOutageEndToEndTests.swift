@@ -22,15 +22,7 @@ struct PostgresOutageEndToEndTests {
     static let connectTimeout = 5
 
     static func config(_ url: String) -> String {
-        """
-        database = "\(url)"
-        [watcher]
-        settle_seconds = 0.3
-        lease_seconds = 6
-        [jobs]
-        workers = 2
-        lease_seconds = 10
-        """
+        PostgresDaemonsEndToEndTests.config(url, watchLeaseSeconds: 6, jobLeaseSeconds: 10)
     }
 
     /// Every recording, or nil while the daemon cannot answer (its catalog still reconnecting).
