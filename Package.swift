@@ -145,6 +145,10 @@ let package = Package(
             ]
         ),
 
+        // Test-only: the suite trait for tests that block threads (imports Testing, so it is
+        // kept out of StenoTesting, which steno-bench links).
+        .target(name: "StenoTestTraits", dependencies: ["StenoTesting"], path: "Tests/StenoTestTraits"),
+
         // MARK: Tests.
         .testTarget(name: "StenoCoreTests", dependencies: ["StenoCore", "StenoTesting"]),
         .testTarget(name: "StenoJSONTests", dependencies: ["StenoJSON", "StenoTesting"]),
@@ -157,24 +161,24 @@ let package = Package(
                 "StenoStore", "StenoPostgres", "StenoCore", "StenoJSON", "StenoTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting"]),
+        .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting", "StenoTestTraits"]),
         .testTarget(
             name: "StenoCalendarTests", dependencies: ["StenoCalendar", "StenoCore", "StenoTesting", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "StenoServiceTests",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoCore", "StenoStore", "StenoMedia", "StenoCalendar", "StenoTesting",
+                "StenoService", "StenoAPI", "StenoCore", "StenoStore", "StenoMedia", "StenoCalendar", "StenoTesting", "StenoTestTraits",
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoAPI", "stenod", "steno"]),
+        .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoTestTraits", "StenoAPI", "stenod", "steno"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "StenoTesting", "StenoAPI", "StenoCore", "stenod", "steno",
+                "StenoTesting", "StenoTestTraits", "StenoAPI", "StenoCore", "stenod", "steno",
                 // The device agent's HTTPS endpoint, as a phone reaches it.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

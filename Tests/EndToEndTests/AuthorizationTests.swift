@@ -1,10 +1,11 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Identity from SO_PEERCRED: unknown uids, members and admins, connecting as another uid.
-@Suite("Authorization by peer credentials", .serialized, .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to connect as another uid"))
+@Suite("Authorization by peer credentials", .blocksThreads, .serialized, .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to connect as another uid"))
 struct AuthorizationTests {
     let daemon: TestDaemon
 

@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// `--wait` commands exit non-zero when anything they waited for failed, and say which; an
 /// impossible date range is a usage error.
-@Suite("steno exit codes tell the truth", .serialized)
+@Suite("steno exit codes tell the truth", .blocksThreads, .serialized)
 struct CLIExitCodeTests {
     /// Jobs fail once and are dead: no test waits for retries.
     static let config = """

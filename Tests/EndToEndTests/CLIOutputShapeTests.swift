@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The shape of what every command prints: whole lines, tables that fit the terminal, CSV and
 /// JSON a program can read whole.
-@Suite("steno output shape", .serialized)
+@Suite("steno output shape", .blocksThreads, .serialized)
 struct CLIOutputShapeTests {
     /// More meetings than one page (100) of a list, with long titles and attendee names.
     static let meetingCount = 120

@@ -2,10 +2,11 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The steno CLI against a real daemon: tables, JSON, paging and exit codes.
-@Suite("steno CLI", .serialized)
+@Suite("steno CLI", .blocksThreads, .serialized)
 struct CLITests {
     @Test func daemonNotRunningExitsWith3AndSaysWhereItLooked() throws {
         let result = try runCommand(try TestDaemon.executable(named: "steno"), ["--socket", "/tmp/steno-nowhere/stenod.sock", "status"])

@@ -2,12 +2,13 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A CalDAV account from the CLI against a real daemon and a real Radicale (127.0.0.1): added
 /// with a password file, synced, listed with its health; an event added through CalDAV
 /// appears after the next sync; a wrong password shows as "needs credentials" with the reason.
-@Suite("CalDAV accounts end to end against Radicale", .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
+@Suite("CalDAV accounts end to end against Radicale", .blocksThreads, .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
 struct CalDAVEndToEndTests {
     /// A one-hour event `days` from now, in UTC.
     static func event(uid: String, summary: String, days: Double) -> String {

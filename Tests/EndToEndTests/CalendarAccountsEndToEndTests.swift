@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Calendar accounts from the CLI against a real daemon: add, sync, list, remove, and who may
 /// see and touch which account.
-@Suite("Calendar accounts end to end", .serialized)
+@Suite("Calendar accounts end to end", .blocksThreads, .serialized)
 struct CalendarAccountsEndToEndTests {
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Media/calendars/team.ics").path

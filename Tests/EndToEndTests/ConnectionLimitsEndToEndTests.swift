@@ -1,12 +1,13 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// File-descriptor exhaustion: idle connections of unmapped uids are closed soon, the soft
 /// descriptor limit is raised at start-up, and running short of descriptors is logged and
 /// recovered from.
-@Suite("Connection limits of a real daemon", .serialized)
+@Suite("Connection limits of a real daemon", .blocksThreads, .serialized)
 struct ConnectionLimitsEndToEndTests {
     /// Whether a check that needs root and setpriv must run: always under CI.
     static var mayAct: Bool { TestRequirement.runs(when: canSwitchUsers) }

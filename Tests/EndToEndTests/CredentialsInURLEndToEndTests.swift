@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Credentials written into an account's URL end up in its sealed secret, and no listing,
 /// log line or error shows them (nor a URL's query tokens).
-@Suite("Credentials in URLs end to end", .serialized)
+@Suite("Credentials in URLs end to end", .blocksThreads, .serialized)
 struct CredentialsInURLEndToEndTests {
     static let password = "s3cret-pw"
     static let queryToken = "tok-0123456789"

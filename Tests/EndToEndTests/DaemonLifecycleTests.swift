@@ -4,10 +4,11 @@ import Glibc
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Start-up, shutdown, crash recovery and socket ownership of a real stenod.
-@Suite("Daemon lifecycle", .serialized)
+@Suite("Daemon lifecycle", .blocksThreads, .serialized)
 struct DaemonLifecycleTests {
     @Test func socketIsCreatedWithMode0660() throws {
         let daemon = try TestDaemon()

@@ -1,10 +1,11 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A catalog with a damaged page is refused at start-up, with the way to restore it.
-@Suite("A damaged catalog", .serialized)
+@Suite("A damaged catalog", .blocksThreads, .serialized)
 struct DamagedCatalogEndToEndTests {
     /// Overwrites the root page of `table` (a table b-tree page in the middle of the file) with
     /// garbage, after folding the WAL into the file.

@@ -4,11 +4,12 @@ import Glibc
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The catalog, its key and its backups are the daemon's alone: members reach the data only
 /// through the socket's rules, never by opening the files.
-@Suite("Data folder permissions", .serialized)
+@Suite("Data folder permissions", .blocksThreads, .serialized)
 struct DataPermissionsEndToEndTests {
     static func mode(_ path: String) -> mode_t? {
         var status = stat()

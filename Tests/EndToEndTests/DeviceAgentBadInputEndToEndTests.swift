@@ -4,11 +4,12 @@ import NIOCore
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The device agent facing wrong tokens, broken bodies and oversized requests: clear answers,
 /// the good events stored, the daemon still serving.
-@Suite("Device agent: bad input and security", .serialized)
+@Suite("Device agent: bad input and security", .blocksThreads, .serialized)
 struct DeviceAgentBadInputEndToEndTests {
     func good(_ id: String) -> JSONValue {
         ["externalId": .string(id), "externalCalendarId": "CAL", "title": "Fine", "date": "2026-11-25", "startTime": "10:00", "endTime": "11:00"]

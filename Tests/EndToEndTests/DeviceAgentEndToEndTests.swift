@@ -2,10 +2,11 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The device agent against a real stenod listening on 127.0.0.1: the tests play an iPhone.
-@Suite("Device agent end to end", .serialized)
+@Suite("Device agent end to end", .blocksThreads, .serialized)
 struct DeviceAgentEndToEndTests {
     static let config = """
         log_level = "debug"

@@ -1,9 +1,10 @@
 import Foundation
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// `device` accounts come from `steno devices`; `steno accounts add device` says so.
-@Suite("steno accounts add device")
+@Suite("steno accounts add device", .blocksThreads)
 struct AccountsAddDeviceCLITests {
     @Test func pointsToStenoDevicesWithoutAskingTheDaemon() throws {
         // No daemon at this socket: a command that tried to reach one would exit 3.

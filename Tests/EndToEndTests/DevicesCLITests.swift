@@ -1,12 +1,13 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// `steno devices`: a member adds, pairs, lists and revokes their phones; the token is shown
 /// once and never again; an admin sees every device with its owner.
 @Suite(
-    "steno devices", .serialized,
+    "steno devices", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as a member"))
 struct DevicesCLITests {
     /// `steno ARGUMENTS` as `uid` (nil: root, an admin).

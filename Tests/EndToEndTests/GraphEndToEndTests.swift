@@ -2,12 +2,13 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A Microsoft 365 calendar end to end: signed in from the CLI through the Graph double's
 /// device flow, synced by a real stenod, a dropped recording linked with its attendees, and
 /// an event deleted and created again with the same iCalUId relinked by revalidation.
-@Suite("Microsoft Graph end to end", .serialized)
+@Suite("Microsoft Graph end to end", .blocksThreads, .serialized)
 struct GraphEndToEndTests {
     /// The Graph double listens on 127.0.0.1, an internal address members' accounts may reach only when allowed.
     static let config = IngestionEndToEndTests.config + "\n[calendars]\nmember_networks = [\"127.0.0.1\"]\n"

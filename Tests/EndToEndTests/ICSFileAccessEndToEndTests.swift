@@ -3,12 +3,13 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A member's ICS account reads only what the member could read, at every sync: the root
 /// daemon must not become a way around file permissions.
 @Suite(
-    "ICS file access end to end", .serialized,
+    "ICS file access end to end", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as other uids"))
 struct ICSFileAccessEndToEndTests {
     /// Alice's private calendar, 0600 and hers, with an event only she may see.

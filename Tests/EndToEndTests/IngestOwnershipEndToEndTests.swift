@@ -5,11 +5,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A member acting in their own inbox folder (as their own uid) cannot take, retitle or give
 /// away another user's recordings.
-@Suite("Ingest ownership end to end", .serialized)
+@Suite("Ingest ownership end to end", .blocksThreads, .serialized)
 struct IngestOwnershipEndToEndTests {
     /// Switching users needs root and setpriv; under CI=true their absence fails the test.
     static var runnable: Bool { TestRequirement.runs(when: canSwitchUsers) }

@@ -5,10 +5,11 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Files dropped into a running daemon's inbox end as recordings, exactly once.
-@Suite("Ingestion end to end", .serialized)
+@Suite("Ingestion end to end", .blocksThreads, .serialized)
 struct IngestionEndToEndTests {
     static let config = """
         [watcher]

@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The job queue in a real daemon: `kill -9` loses no job, SIGTERM lets jobs finish, and the
 /// `steno jobs` commands.
-@Suite("Job queue end to end", .serialized)
+@Suite("Job queue end to end", .blocksThreads, .serialized)
 struct JobQueueEndToEndTests {
     /// Polls every 50 ms, at most `attempts` times; the bound only guards against hangs.
     func eventually(attempts: Int = 1200, _ condition: () throws -> Bool) throws -> Bool {

@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Members see only the jobs of their own accounts, inbox folder and recordings; admins see all.
 @Suite(
-    "Job visibility end to end", .serialized,
+    "Job visibility end to end", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as other uids"))
 struct JobVisibilityEndToEndTests {
     /// What `steno jobs --json` shows of a job (its payload and result are JSON values there).

@@ -2,12 +2,13 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Linking against a real Radicale and a real daemon: recordings dropped, the calendar synced
 /// through CalDAV, links made; then the calendar changes under them (an event re-created under
 /// a new href, deleted for good, moved by three hours) and the links follow.
-@Suite("Linking end to end against Radicale", .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
+@Suite("Linking end to end against Radicale", .blocksThreads, .serialized, .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
 struct LinkingEndToEndTests {
     static let config = """
         [watcher]

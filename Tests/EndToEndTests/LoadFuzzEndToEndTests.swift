@@ -2,6 +2,7 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// 20 members, each a process of its own uid (setpriv), send random and adversarial requests
@@ -9,7 +10,7 @@ import Testing
 /// deep nesting, huge numbers, 10,000-word searches, batches, over-long lines — while another
 /// member asks for `system.status` over and over: it must answer within 100 ms at the 99th
 /// percentile, whatever the others do.
-@Suite("Load and fuzz from 20 members", .serialized)
+@Suite("Load and fuzz from 20 members", .blocksThreads, .serialized)
 struct LoadFuzzEndToEndTests {
     static let members = 20
     static let firstUID: UInt32 = 60001

@@ -1,10 +1,11 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A name a user chose cannot write a line of the daemon's log.
-@Suite("Log lines cannot be forged", .serialized)
+@Suite("Log lines cannot be forged", .blocksThreads, .serialized)
 struct LogInjectionEndToEndTests {
     @Test func aFileNameWithANewlineStaysOnItsLine() throws {
         let daemon = try TestDaemon(config: "log_format = \"text\"\n")

@@ -2,13 +2,14 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Links made by hand through the CLI: a recording and a meeting a month apart (or ids given
 /// the wrong way round) are refused with what each really is unless `--force`; an unlink keeps
 /// the meeting's cached copy for history; `steno links reset` hands a recording back to the
 /// linker, which links it again at once.
-@Suite("steno link, unlink and links reset", .serialized)
+@Suite("steno link, unlink and links reset", .blocksThreads, .serialized)
 struct ManualLinksCLITests {
     static let config = """
         [watcher]

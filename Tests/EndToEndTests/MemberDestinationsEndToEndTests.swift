@@ -2,6 +2,7 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A member's account may not make the daemon request internal addresses (loopback here),
@@ -9,7 +10,7 @@ import Testing
 /// answered; `[calendars] member_networks` allows named hosts and networks; admins' accounts
 /// are not restricted.
 @Suite(
-    "Member account destinations end to end", .serialized,
+    "Member account destinations end to end", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as other uids"))
 struct MemberDestinationsEndToEndTests {
     static let banner = "INTERNAL-SERVICE-BANNER-42"

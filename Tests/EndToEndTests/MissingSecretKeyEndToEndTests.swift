@@ -1,10 +1,11 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A lost secrets key is not silently replaced while accounts need it.
-@Suite("A missing secrets key", .serialized)
+@Suite("A missing secrets key", .blocksThreads, .serialized)
 struct MissingSecretKeyEndToEndTests {
     func accounts(_ daemon: TestDaemon) throws -> [AccountSummary] {
         let listed = try steno(daemon, ["accounts", "--json"])

@@ -5,11 +5,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A file whose name is not UTF-8 becomes a recording under its escaped name, whether the
 /// watcher finds it or `steno ingest` is asked to read its folder.
-@Suite("Non-UTF-8 names end to end", .serialized)
+@Suite("Non-UTF-8 names end to end", .blocksThreads, .serialized)
 struct NonUTF8NamesEndToEndTests {
     /// Writes `data` to `folder/` + `name` bytes.
     static func write(_ data: Data, in folder: String, name: [UInt8]) throws {

@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// What the CLI prints is safe to show: calendar and file text never drives the terminal
 /// (escape sequences, carriage returns, bidi overrides), in tables, CSV and JSON alike.
-@Suite("steno output safety", .serialized)
+@Suite("steno output safety", .blocksThreads, .serialized)
 struct OutputSafetyCLITests {
     /// A title that recolours and retitles the terminal, rings it and shows text backwards.
     static let hostileTitle = "Evil \u{1B}[31mred\u{1B}]0;pwned\u{07} \u{202E}gnp.exe\u{9B}2J\u{7F}end"

@@ -5,12 +5,13 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Daemons on a PostgreSQL catalog: one daemon serves as on SQLite, and two daemons sharing
 /// the catalog and the inbox watch it one at a time and ingest every file exactly once.
 @Suite(
-    "PostgreSQL daemons end to end", .serialized,
+    "PostgreSQL daemons end to end", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: PostgresCluster.isInstalled), "PostgreSQL is not installed (apt-get install postgresql)"))
 struct PostgresDaemonsEndToEndTests {
     /// A daemon on `url` with short leases, so a killed daemon's inbox and jobs move on quickly.

@@ -5,6 +5,7 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Two daemons on one PostgreSQL catalog and one inbox live through the server being stopped
@@ -13,7 +14,7 @@ import Testing
 ///
 /// The test stops the server of a cluster of its own: other tests use the shared one.
 @Suite(
-    "PostgreSQL outage end to end", .serialized,
+    "PostgreSQL outage end to end", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: PostgresCluster.isInstalled), "PostgreSQL is not installed (apt-get install postgresql)"))
 struct PostgresOutageEndToEndTests {
     /// The outage the acceptance asks for.

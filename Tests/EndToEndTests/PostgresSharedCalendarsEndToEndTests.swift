@@ -5,13 +5,14 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Calendars with two daemons on one PostgreSQL catalog: a Microsoft sign-in started through
 /// one daemon is answered for and finished by the other, and Microsoft Graph's limit of four
 /// requests in flight per mailbox holds across both daemons.
 @Suite(
-    "PostgreSQL daemons share calendars end to end", .serialized,
+    "PostgreSQL daemons share calendars end to end", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: PostgresCluster.isInstalled), "PostgreSQL is not installed (apt-get install postgresql)"))
 struct PostgresSharedCalendarsEndToEndTests {
     /// Both daemons on one catalog and one secrets key (as OPERATIONS asks), the Graph double

@@ -5,13 +5,14 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Three daemons on one PostgreSQL catalog and one inbox, killed while they ingest: every file
 /// still becomes exactly one ready, linked recording, no job is left running, and a cron
 /// schedule that every daemon sees fires once per fire time.
 @Suite(
-    "Three PostgreSQL daemons through kills", .serialized,
+    "Three PostgreSQL daemons through kills", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: PostgresCluster.isInstalled), "PostgreSQL is not installed (apt-get install postgresql)"))
 struct PostgresThreeDaemonsEndToEndTests {
     static let meetings = 20

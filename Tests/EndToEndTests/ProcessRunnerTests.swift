@@ -1,9 +1,10 @@
 import Foundation
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The tests' process runner reads both output streams at once and is bounded in time.
-@Suite("Process runner")
+@Suite("Process runner", .blocksThreads)
 struct ProcessRunnerTests {
     /// A child that fills the stderr pipe (64 KiB) before it writes stdout: a runner reading
     /// stdout to its end first waited for ever (here until timeout(1) kills the child after 20 s,

@@ -1,10 +1,11 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// JSON-RPC 2.0 behaviour of a real stenod, checked over raw socket frames.
-@Suite("JSON-RPC over the Unix socket", .serialized)
+@Suite("JSON-RPC over the Unix socket", .blocksThreads, .serialized)
 struct RPCProtocolTests {
     let daemon: TestDaemon
 

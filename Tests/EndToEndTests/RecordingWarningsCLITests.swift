@@ -2,11 +2,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A file cut short is catalogued at the length it holds, with a warning that
 /// `steno recordings --warnings` lists and `steno recordings show` prints.
-@Suite("steno recordings --warnings")
+@Suite("steno recordings --warnings", .blocksThreads)
 struct RecordingWarningsCLITests {
     @Test func cutFileIsListedWithItsWarningAndShownWithIt() throws {
         let daemon = try TestDaemon(config: RecordingsCLITests.config)

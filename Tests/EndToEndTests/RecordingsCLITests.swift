@@ -5,11 +5,12 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// `steno ingest … --wait` and `steno recordings …` against a running daemon, as a person
 /// types them (issue 3, CLI).
-@Suite("steno ingest and steno recordings", .serialized)
+@Suite("steno ingest and steno recordings", .blocksThreads, .serialized)
 struct RecordingsCLITests {
     /// The watcher waits an hour before reading a file, so the CLI is what ingests them.
     static let config = """

@@ -1,10 +1,11 @@
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// A daemon logging at debug level never writes the secrets key or a stored password.
-@Suite("Secrets stay out of the log", .serialized)
+@Suite("Secrets stay out of the log", .blocksThreads, .serialized)
 struct SecretLoggingEndToEndTests {
     /// The ways a key's bytes are printed: a decimal array (the default description of
     /// `[UInt8]`), hex pairs, and the first few bytes of each (a truncated log line).

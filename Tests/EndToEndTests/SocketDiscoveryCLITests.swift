@@ -4,11 +4,12 @@ import Glibc
 import Foundation
 import StenoAPI
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// How `steno` finds the daemon with no `--socket`: STENO_SOCKET, a client config file, the
 /// user's runtime folder, then the system socket — and what it says when nothing answers.
-@Suite("steno finds the daemon's socket", .serialized)
+@Suite("steno finds the daemon's socket", .blocksThreads, .serialized)
 struct SocketDiscoveryCLITests {
     /// A home of one's own: `HOME`, `XDG_CONFIG_HOME` and `XDG_RUNTIME_DIR` in a fresh folder,
     /// so neither the test machine's files nor its environment decide where `steno` looks.

@@ -2,13 +2,14 @@ import Foundation
 import StenoAPI
 import StenoCore
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// Two members connected under two uids, and an admin: each sees exactly the recordings,
 /// meetings, attendees, links and search hits they may see: a member their own recordings, the
 /// meetings they organised, attended or hold in their calendars, and the recordings linked to
 /// those; an admin everything.
-@Suite("Visibility end to end", .serialized, .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to connect as other uids"))
+@Suite("Visibility end to end", .blocksThreads, .serialized, .enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to connect as other uids"))
 struct VisibilityEndToEndTests {
     static let config = """
         [watcher]

@@ -2,12 +2,13 @@ import Foundation
 import StenoAPI
 import StenoAgent
 import StenoTesting
+import StenoTestTraits
 import Testing
 
 /// The tests play an iPhone against a real stenod: paired with a code from `devices.pair`,
 /// syncing both ways through the HTTP listener on 127.0.0.1, deletions both ways, and a
 /// meeting Steno creates for a recording in the device's calendar coming back linked.
-@Suite("Device agent end to end against stenod", .serialized)
+@Suite("Device agent end to end against stenod", .blocksThreads, .serialized)
 struct AgentEndToEndTests {
     static let berlin = TestPhone.berlin
     static let newYork = TimeZone(identifier: "America/New_York") ?? .current

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import StenoTestTraits
 import Testing
 @testable import StenoMedia
 
@@ -121,7 +122,7 @@ struct CorpusResult: Sendable {
     var decoded: Double = 0
 }
 
-@Suite("Generated corpus (ffmpeg, sox)")
+@Suite("Generated corpus (ffmpeg, sox)", .blocksThreads)
 struct CorpusTests {
     @Test("Every generated file parses with the decoded duration (±0.1 s), channels, rate, codec and date",
           .enabled(if: ExternalTools.shouldRun, "ffmpeg/sox not installed: apt-get install -y ffmpeg sox libsox-fmt-all"),

@@ -3,12 +3,13 @@ import Logging
 import StenoCalendar
 import StenoCore
 import StenoStore
+import StenoTestTraits
 import Testing
 
 @testable import StenoService
 
 /// ICS accounts synced through the whole service path: provider, mirror, catalog, health.
-@Suite("ICS calendar sync")
+@Suite("ICS calendar sync", .blocksThreads)
 struct ICSCalendarSyncTests {
     let root = NSTemporaryDirectory() + "steno-ics-" + UUID().uuidString
     static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
