@@ -1,14 +1,20 @@
+import AsyncHTTPClient
 import Foundation
 import StenoTestTraits
+import StenoTesting
 import Testing
 
 @Suite("Tests that block threads", .blocksThreads)
 struct BlocksThreadsTraitTests {
     @Test("A blocking test runs on a thread of its own, not on the shared pool")
     func runsOnItsOwnThread() {
-        // The shared pool's threads are unnamed; the dedicated executor's is a NIO event loop.
-        let name = Thread.current.name ?? ""
-        #expect(name.hasPrefix("NIO-ELT"), "ran on thread '\(name)'")
+        #expect(DedicatedTaskExecutor.isCurrentThreadDedicated)
+    }
+
+    @Test("A blocking test may shut an HTTP client down synchronously (its thread is no event loop)")
+    func mayShutAClientDownSynchronously() throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        try client.syncShutdown()
     }
 
     @Test("No more than the limit run at once; the rest wait their turn and all run")

@@ -27,9 +27,14 @@ public struct BlocksThreadsTrait: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await BlockingTestSlots.shared.withSlot {
-            let executor = DedicatedTaskExecutor()
-            try await withTaskExecutorPreference(executor) {
-                try await function()
+            // A child task starts on the executor it prefers; a preference set on the running
+            // task would apply only from its next suspension, and a synchronous test has none.
+            // The group ends before this scope does, so `function` does not outlive it.
+            try await withoutActuallyEscaping(function) { function in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask(executorPreference: DedicatedTaskExecutor()) { try await function() }
+                    try await group.waitForAll()
+                }
             }
         }
     }
