@@ -17,14 +17,36 @@ extension PostgresCatalog {
         try await saveLinks([update])
     }
 
-    public func saveLinks(_ updates: [LinkUpdate]) async throws {
-        guard !updates.isEmpty else { return }
+    @discardableResult
+    public func saveLinks(_ updates: [LinkUpdate]) async throws -> Set<Int64> {
+        guard !updates.isEmpty else { return [] }
         // Updates of one recording are applied in order, each seeing the one before it.
-        let rounds = try SQLiteCatalog.rounds(updates).map(Self.stagedJSON)
-        try await transaction { tx in
+        let rounds = SQLiteCatalog.rounds(updates)
+        return try await transaction { tx in
             try await Self.lockTargets(tx, updates)
-            for round in rounds { try await Self.apply(tx, round) }
+            var stale: Set<Int64> = []
+            for round in rounds {
+                var live = round.filter { !stale.contains($0.recordingID) }
+                let found = try await Self.staleRecordings(tx, live)
+                stale.formUnion(found)
+                live.removeAll { found.contains($0.recordingID) }
+                if !live.isEmpty { try await Self.apply(tx, try Self.stagedJSON(live)) }
+            }
+            return stale
         }
+    }
+
+    /// The recordings of updates whose link changed since it was read (their rows are locked).
+    static func staleRecordings(_ tx: PostgresTransaction, _ updates: [LinkUpdate]) async throws -> Set<Int64> {
+        let expecting = updates.filter { $0.expected != nil }
+        guard !expecting.isEmpty else { return [] }
+        var current: [Int64: LinkExpectation] = [:]
+        let ids = expecting.map(\.recordingID)
+        for row in try await tx.rows("SELECT recording_id, state, event_id, is_manual FROM links WHERE recording_id = ANY(\(ids))") {
+            let (id, state, eventID, isManual) = try row.decode((Int64, String, Int64?, Bool).self)
+            current[id] = LinkExpectation(state: LinkState(rawValue: state), eventID: eventID, isManual: isManual)
+        }
+        return Set(expecting.filter { $0.expected != (current[$0.recordingID] ?? LinkExpectation(nil)) }.map(\.recordingID))
     }
 
     /// One round of updates as the JSON array the statements read.

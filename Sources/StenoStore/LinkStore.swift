@@ -22,8 +22,11 @@ public protocol LinkStore: Sendable {
     func link(recordingID: Int64) async throws -> ExistingLink?
     /// Writes a link, its attendee cache and a history entry, in one transaction.
     func saveLink(_ update: LinkUpdate) async throws
-    /// Writes many links in one transaction (bulk linking and revalidation).
-    func saveLinks(_ updates: [LinkUpdate]) async throws
+    /// Writes many links in one transaction (bulk linking and revalidation). An update with an
+    /// `expected` link is written only while the link is still as it was read; the recordings
+    /// of updates skipped so are returned, for the caller to decide again on what it finds now.
+    @discardableResult
+    func saveLinks(_ updates: [LinkUpdate]) async throws -> Set<Int64>
     /// ``linkFacts(recordingID:)`` for many recordings at once (missing ones are left out).
     func linkFacts(recordingIDs: [Int64]) async throws -> [Int64: (facts: RecordingLinkFacts, ownerID: Int64?)]
     /// The stored links of many recordings.
@@ -68,10 +71,15 @@ public struct LinkUpdate: Sendable, Hashable {
     public var action: String
     public var reason: String
     public var at: Date
+    /// The link this update was decided from (nil: write whatever the link is now). Two link
+    /// jobs may decide the same recording at once; the one that read a link the other has
+    /// since changed must not overwrite that change with a decision about the old one.
+    public var expected: LinkExpectation?
 
     public init(
         recordingID: Int64, state: LinkState, method: LinkMethod?, isManual: Bool = false, eventID: Int64?, keepsCache: Bool = false,
-        score: Double? = nil, candidatesJSON: String? = nil, actor: String, action: String, reason: String, at: Date = Date()
+        score: Double? = nil, candidatesJSON: String? = nil, actor: String, action: String, reason: String, at: Date = Date(),
+        expected: LinkExpectation? = nil
     ) {
         self.recordingID = recordingID
         self.state = state
@@ -85,5 +93,25 @@ public struct LinkUpdate: Sendable, Hashable {
         self.action = action
         self.reason = reason
         self.at = at
+        self.expected = expected
+    }
+}
+
+/// A recording's link as it was read: its state, event and whether a person decided it.
+public struct LinkExpectation: Sendable, Hashable {
+    /// nil: the recording had no link.
+    public var state: LinkState?
+    public var eventID: Int64?
+    public var isManual: Bool
+
+    public init(state: LinkState?, eventID: Int64?, isManual: Bool) {
+        self.state = state
+        self.eventID = eventID
+        self.isManual = isManual
+    }
+
+    /// The link `existing` describes, or no link at all.
+    public init(_ existing: ExistingLink?) {
+        self.init(state: existing?.state, eventID: existing?.eventID, isManual: existing?.isManual ?? false)
     }
 }

@@ -44,6 +44,17 @@ struct RecordingLinkerTests {
         ).id
     }
 
+    /// The sample calendar without the design review, and with the moved standup of
+    /// 2026-11-20 three hours later.
+    static func withoutReviewAndWithStandupMoved(_ calendar: String) throws -> String {
+        var text = calendar
+        let reviewStart = try #require(text.range(of: "BEGIN:VEVENT\nUID:design-review"))
+        let reviewEnd = try #require(text.range(of: "END:VEVENT\n", range: reviewStart.upperBound..<text.endIndex))
+        text.removeSubrange(reviewStart.lowerBound..<reviewEnd.upperBound)
+        return text.replacingOccurrences(of: "DTSTART;TZID=Europe/Berlin:20261120T103000", with: "DTSTART;TZID=Europe/Berlin:20261120T133000")
+            .replacingOccurrences(of: "DTEND;TZID=Europe/Berlin:20261120T104500", with: "DTEND;TZID=Europe/Berlin:20261120T134500")
+    }
+
     static func link(_ id: Int64, in catalog: SQLiteCatalog) async throws -> LinkSummary? {
         try await catalog.links(state: nil, visibleTo: nil, afterRecordingID: id - 1, limit: 1).first
     }
@@ -75,12 +86,7 @@ struct RecordingLinkerTests {
         #expect(attendees.contains("田中 花子:none") && attendees.contains("Alice Example:accepted"))
 
         // The review is deleted; the standup moves 3 hours later; the pending event arrives.
-        var text = try String(contentsOfFile: file, encoding: .utf8)
-        let reviewStart = try #require(text.range(of: "BEGIN:VEVENT\nUID:design-review"))
-        let reviewEnd = try #require(text.range(of: "END:VEVENT\n", range: reviewStart.upperBound..<text.endIndex))
-        text.removeSubrange(reviewStart.lowerBound..<reviewEnd.upperBound)
-        text = text.replacingOccurrences(of: "DTSTART;TZID=Europe/Berlin:20261120T103000", with: "DTSTART;TZID=Europe/Berlin:20261120T133000")
-            .replacingOccurrences(of: "DTEND;TZID=Europe/Berlin:20261120T104500", with: "DTEND;TZID=Europe/Berlin:20261120T134500")
+        var text = try Self.withoutReviewAndWithStandupMoved(try String(contentsOfFile: file, encoding: .utf8))
         text = text.replacingOccurrences(
             of: "END:VCALENDAR",
             with: "BEGIN:VEVENT\nUID:not-yet@steno.example\nDTSTART:20261124T090000Z\nDTEND:20261124T093000Z\nSUMMARY:Arrived late\nEND:VEVENT\nEND:VCALENDAR")
@@ -118,6 +124,35 @@ struct RecordingLinkerTests {
         #expect(try await linker.revalidate(recordingID: nothing) == .stillValid)
         #expect(try await linker.link(recordingID: nothing) == nil)
         #expect(try await link(nothing)?.isManual == true)
+        try await transport.shutdown()
+    }
+
+    /// A link job that reaches a linked recording after its event was deleted, before the
+    /// sync's revalidation (a sidecar read again, seen under load), orphans it with its cache as
+    /// revalidation would: it unlinked it and dropped the cache before, and the revalidation that
+    /// came next, decided from the link as it was, then wrote an orphan with no meeting.
+    @Test func aLinkJobAfterTheEventIsDeletedOrphansTheLink() async throws {
+        let (catalog, syncer, account, transport, file, alice) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let linker = RecordingLinker(store: catalog)
+        let review = try await record(catalog, "review.wav", at: utc("2026-11-18T14:02:00Z"), minutes: 55, owner: alice.id)
+        let standup = try await record(catalog, "standup.wav", at: utc("2026-11-20T09:31:00Z"), minutes: 13, owner: alice.id)
+        _ = try await linker.link(recordingIDs: [review, standup])
+        #expect(try await Self.link(review, in: catalog)?.state == .linked)
+
+        // The review is deleted and the standup moved 3 hours later at the source; synced, not yet revalidated.
+        try Self.withoutReviewAndWithStandupMoved(try String(contentsOfFile: file, encoding: .utf8))
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        _ = try await syncer.sync(accountID: account.id, now: now)
+
+        let changed = try await linker.link(recordingIDs: [review, standup])
+        #expect(changed == [.orphaned: 1, .unlinked: 1])
+        let orphan = try #require(try await Self.link(review, in: catalog))
+        #expect(orphan.state == .orphaned && orphan.meetingTitle == "Design review: inbox watcher")
+        #expect(try await catalog.linkAttendees(recordingID: review).count == 4)
+        #expect(try await catalog.linkHistory(recordingID: review).map(\.action) == ["linked", "orphaned"])
+        // The standup's event is there but no longer fits: unlinked, as revalidation does.
+        #expect(try await Self.link(standup, in: catalog)?.state == .unlinked)
         try await transport.shutdown()
     }
 

@@ -48,6 +48,18 @@ public enum RevalidationAction: String, Sendable, Hashable, Codable, CaseIterabl
     case ambiguous
     /// Nothing to do (pending, unlinked or ambiguous as before, or a person's unlink).
     case unchanged
+
+    /// The state a link changed to, for counts of changed links by state; nil when its state
+    /// and target stayed (a refreshed cache is not a new link).
+    public var resultingState: LinkState? {
+        switch self {
+        case .relinked: .linked
+        case .orphaned: .orphaned
+        case .unlinked: .unlinked
+        case .ambiguous: .ambiguous
+        case .stillValid, .refreshed, .unchangedOrphan, .unchanged: nil
+        }
+    }
 }
 
 /// Revalidation's verdict on one link.

@@ -17,13 +17,24 @@ extension RecordingLinker {
     /// Links many recordings: each owner's events are scanned once per time slice (times
     /// only), the few near a recording read in full and matched in memory, and the links
     /// written in large transactions while the next owner is being decided. Recordings
-    /// whose link a person decided are left alone, and orphans stay orphans unless a meeting
-    /// fits them now. Returns how many links changed, by new state.
+    /// whose link a person decided are left alone, orphans stay orphans unless a meeting fits
+    /// them now, and a linked recording that no meeting fits any more is revalidated (its
+    /// event may be gone: then it is orphaned, keeping its cache, not unlinked). Returns how
+    /// many links changed, by new state.
     public func link(recordingIDs: [Int64], actor: String = "linker") async throws -> [LinkState: Int] {
+        try await link(recordingIDs: recordingIDs, actor: actor, retries: Self.staleRetries)
+    }
+
+    /// How often recordings whose link another job changed meanwhile are decided again before
+    /// the work is left to the next job that touches them.
+    static let staleRetries = 3
+
+    private func link(recordingIDs: [Int64], actor: String, retries: Int) async throws -> [LinkState: Int] {
         var changed: [LinkState: Int] = [:]
+        var lostTheirMeeting: [Int64] = []
         let (facts, existing) = try await factsAndLinks(recordingIDs)
         let work = facts.filter { existing[$0.facts.recordingID]?.isManual != true }
-        try await pipelined(Self.byOwner(work)) { items in
+        let stale = try await pipelined(Self.byOwner(work)) { items in
             var updates: [LinkUpdate] = []
             for (facts, decision) in try await decide(items).decisions {
                 let before = existing[facts.recordingID]
@@ -32,18 +43,36 @@ extension RecordingLinker {
                 // An orphan keeps its meeting's cached title and attendees for history until a
                 // meeting fits the recording again; "no meeting now" adds nothing to that.
                 if before?.state == .orphaned && decision.state != .linked { continue }
+                if before?.state == .linked && decision.state != .linked {
+                    lostTheirMeeting.append(facts.recordingID)
+                    continue
+                }
                 updates.append(update(for: decision, recordingID: facts.recordingID, before: before, actor: actor))
                 changed[decision.state, default: 0] += 1
             }
             return updates
         }
-        return changed
+        if !lostTheirMeeting.isEmpty {
+            for (action, count) in try await revalidate(recordingIDs: lostTheirMeeting) {
+                if let state = action.resultingState { changed[state, default: 0] += count }
+            }
+        }
+        guard !stale.isEmpty else { return changed }
+        // Decided from a link another job changed meanwhile: not written; decide again.
+        for update in stale { changed[update.state, default: 0] -= 1 }
+        guard retries > 0 else { return changed.filter { $0.value != 0 } }
+        let again = try await link(recordingIDs: stale.map(\.recordingID), actor: actor, retries: retries - 1)
+        return changed.merging(again, uniquingKeysWith: +).filter { $0.value != 0 }
     }
 
     /// Revalidates many links with batched reads and writes; returns the counts by
     /// action. Links to events outside the mirrored window are first checked at the source
     /// (``SourceEventVerifier``); those it could not check stay as they are.
     public func revalidate(recordingIDs: [Int64]) async throws -> [RevalidationAction: Int] {
+        try await revalidate(recordingIDs: recordingIDs, retries: Self.staleRetries)
+    }
+
+    private func revalidate(recordingIDs: [Int64], retries: Int) async throws -> [RevalidationAction: Int] {
         var counts: [RevalidationAction: Int] = [:]
         let (facts, links) = try await factsAndLinks(recordingIDs)
         var unverified: Set<Int64> = []
@@ -55,7 +84,7 @@ extension RecordingLinker {
             }
             if !outside.isEmpty { unverified = try await verifier.verify(eventIDs: outside) }
         }
-        try await pipelined(Self.byOwner(facts.filter { links[$0.facts.recordingID] != nil })) { items in
+        let stale = try await pipelined(Self.byOwner(facts.filter { links[$0.facts.recordingID] != nil })) { items in
             let ownerID = items.first?.ownerID
             let (decisions, events) = try await decide(items)
             let fresh = Dictionary(decisions.map { ($0.0.recordingID, $0.1) }) { first, _ in first }
@@ -94,19 +123,28 @@ extension RecordingLinker {
             }
             return updates
         }
-        return counts
+        guard !stale.isEmpty else { return counts }
+        // Decided from a link another job changed meanwhile: not written; check again.
+        for update in stale {
+            if let action = RevalidationAction(rawValue: update.action) { counts[action, default: 0] -= 1 }
+        }
+        guard retries > 0 else { return counts.filter { $0.value != 0 } }
+        let again = try await revalidate(recordingIDs: stale.map(\.recordingID), retries: retries - 1)
+        return counts.merging(again, uniquingKeysWith: +).filter { $0.value != 0 }
     }
 
     /// Runs `decide` for each group and writes what it returns in the background while the next
     /// groups are decided. Updates are gathered across groups and written in recording order,
     /// ``flushSize`` at a time: an owner's recordings are spread over the whole catalog, and
     /// writing them owner by owner rewrote nearly every page of the link tables once per owner.
-    func pipelined(_ groups: [[Work]], _ decide: ([Work]) async throws -> [LinkUpdate]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { writes in
+    /// Returns the updates not written because their link had changed since it was read.
+    func pipelined(_ groups: [[Work]], _ decide: ([Work]) async throws -> [LinkUpdate]) async throws -> [LinkUpdate] {
+        try await withThrowingTaskGroup(of: [LinkUpdate].self) { writes in
+            var stale: [LinkUpdate] = []
             var writing = false
             var pending: [LinkUpdate] = []
             func flush() async throws {
-                if writing { try await writes.next() }
+                if writing, let skipped = try await writes.next() { stale += skipped }
                 // Ordered by recording, and by decision for the same recording (applied in turn).
                 let ordered = pending.enumerated().sorted { ($0.element.recordingID, $0.offset) < ($1.element.recordingID, $1.offset) }
                     .map(\.element)
@@ -120,7 +158,8 @@ extension RecordingLinker {
                 if pending.count >= Self.flushSize { try await flush() }
             }
             if !pending.isEmpty { try await flush() }
-            try await writes.waitForAll()
+            for try await skipped in writes { stale += skipped }
+            return stale
         }
     }
 
@@ -141,11 +180,16 @@ extension RecordingLinker {
         return (facts, links)
     }
 
-    /// Writes link updates in transactions of at most ``batchSize``.
-    func save(_ updates: [LinkUpdate]) async throws {
+    /// Writes link updates in transactions of at most ``batchSize``; returns those not written
+    /// because their link had changed since it was read.
+    func save(_ updates: [LinkUpdate]) async throws -> [LinkUpdate] {
+        var stale: [LinkUpdate] = []
         for start in stride(from: 0, to: updates.count, by: Self.batchSize) {
-            try await store.saveLinks(Array(updates[start..<min(start + Self.batchSize, updates.count)]))
+            let batch = updates[start..<min(start + Self.batchSize, updates.count)]
+            let skipped = try await store.saveLinks(Array(batch))
+            if !skipped.isEmpty { stale += batch.filter { skipped.contains($0.recordingID) } }
         }
+        return stale
     }
 
     static func batches(_ ids: [Int64]) -> [[Int64]] {
@@ -205,7 +249,7 @@ extension RecordingLinker {
         return LinkUpdate(
             recordingID: recordingID, state: decision.state, method: decision.method, eventID: decision.chosen?.candidate.eventID,
             score: decision.chosen?.score, candidatesJSON: Self.contendersJSON(decision, policy: policy), actor: actor, action: action,
-            reason: decision.reason)
+            reason: decision.reason, expected: LinkExpectation(before))
     }
 
     /// The write for a revalidation decision; nil when nothing changes.
@@ -218,7 +262,7 @@ extension RecordingLinker {
                 recordingID: link.recordingID, state: decision.state, method: decision.method, isManual: link.isManual,
                 eventID: decision.target?.eventID, keepsCache: decision.action == .orphaned, score: decision.score,
                 candidatesJSON: decision.state == .ambiguous ? Self.contendersJSON(fresh, policy: policy) : nil,
-                actor: "revalidation", action: decision.action.rawValue, reason: decision.reason)
+                actor: "revalidation", action: decision.action.rawValue, reason: decision.reason, expected: LinkExpectation(link))
         }
     }
 }

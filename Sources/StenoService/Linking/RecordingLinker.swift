@@ -33,19 +33,29 @@ public struct RecordingLinker: Sendable {
     }
 
     /// Links (or re-links) a recording, unless a person decided its link. Returns the decision
-    /// when it changed the link.
+    /// when it changed the link (nil also when a linked recording no meeting fits any more was
+    /// handed to revalidation).
     @discardableResult
     public func link(recordingID: Int64, actor: String = "linker") async throws -> LinkDecision? {
-        guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return nil }
-        let existing = try await store.link(recordingID: recordingID)
-        if existing?.isManual == true { return nil }
-        let decision = try await decide(facts, ownerID: ownerID)
-        let eventID = decision.chosen?.candidate.eventID
-        if let existing, existing.state == decision.state, existing.eventID == eventID, existing.method == decision.method {
-            return nil
+        // Decided again when another job changed the link between the read and the write.
+        for _ in 0...Self.staleRetries {
+            guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return nil }
+            let existing = try await store.link(recordingID: recordingID)
+            if existing?.isManual == true { return nil }
+            let decision = try await decide(facts, ownerID: ownerID)
+            let eventID = decision.chosen?.candidate.eventID
+            if let existing, existing.state == decision.state, existing.eventID == eventID, existing.method == decision.method {
+                return nil
+            }
+            if existing?.state == .linked && decision.state != .linked {
+                // Its event may be gone (then it is orphaned, keeping its cache): revalidation decides.
+                _ = try await revalidate(recordingIDs: [recordingID])
+                return nil
+            }
+            let stale = try await store.saveLinks([update(for: decision, recordingID: recordingID, before: existing, actor: actor)])
+            if stale.isEmpty { return decision }
         }
-        try await store.saveLink(update(for: decision, recordingID: recordingID, before: existing, actor: actor))
-        return decision
+        return nil
     }
 
     /// Hands a recording back to automatic linking: drops a person's link or unlink and writes
@@ -65,6 +75,8 @@ public struct RecordingLinker: Sendable {
         var reset = update(for: decision, recordingID: recordingID, before: try await store.link(recordingID: recordingID), actor: actor)
         reset.action = action
         reset.reason = "handed back to automatic linking: \(decision.reason)"
+        // A person's request: written whatever the link became meanwhile.
+        reset.expected = nil
         try await store.saveLink(reset)
         return decision
     }

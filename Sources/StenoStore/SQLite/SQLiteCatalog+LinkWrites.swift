@@ -10,26 +10,48 @@ extension SQLiteCatalog {
         try await saveLinks([update])
     }
 
-    public func saveLinks(_ updates: [LinkUpdate]) async throws {
-        guard !updates.isEmpty else { return }
-        try await writer.write { db in try Self.writeLinks(db, updates) }
+    @discardableResult
+    public func saveLinks(_ updates: [LinkUpdate]) async throws -> Set<Int64> {
+        guard !updates.isEmpty else { return [] }
+        return try await writer.write { db in try Self.writeLinks(db, updates) }
     }
 
     /// Writes the updates inside the caller's transaction. Updates of the same recording are
-    /// applied in order, each seeing the one before it.
-    static func writeLinks(_ db: Database, _ updates: [LinkUpdate]) throws {
+    /// applied in order, each seeing the one before it. Returns the recordings whose link was
+    /// no longer as an update expected (that update and the recording's later ones are skipped).
+    @discardableResult
+    static func writeLinks(_ db: Database, _ updates: [LinkUpdate]) throws -> Set<Int64> {
         try db.execute(
             sql: """
                 CREATE TEMP TABLE IF NOT EXISTS link_updates (
                     seq INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL UNIQUE, event_id INTEGER, method TEXT, score REAL,
                     state TEXT NOT NULL, is_manual INTEGER NOT NULL, candidates TEXT, keeps_cache INTEGER NOT NULL,
-                    actor TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, at INTEGER NOT NULL)
+                    actor TEXT NOT NULL, action TEXT NOT NULL, reason TEXT NOT NULL, at INTEGER NOT NULL,
+                    expects INTEGER NOT NULL, expected_state TEXT, expected_event_id INTEGER, expected_manual INTEGER)
                 """)
+        var stale: Set<Int64> = []
         for round in rounds(updates) {
             defer { try? db.execute(sql: "DELETE FROM temp.link_updates") }
-            try stage(db, round)
+            try stage(db, round.filter { !stale.contains($0.recordingID) })
+            stale.formUnion(try dropStale(db))
             try applyStaged(db)
         }
+        return stale
+    }
+
+    /// Removes the staged updates whose link changed since it was read; returns their recordings.
+    static func dropStale(_ db: Database) throws -> Set<Int64> {
+        Set(
+            try Int64.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        DELETE FROM temp.link_updates AS u
+                        WHERE u.expects AND NOT EXISTS (
+                            SELECT 1 FROM (SELECT 1) LEFT JOIN links l ON l.recording_id = u.recording_id
+                            WHERE l.state IS u.expected_state AND l.event_id IS u.expected_event_id
+                                AND coalesce(l.is_manual, 0) = u.expected_manual)
+                        RETURNING recording_id
+                        """)))
     }
 
     /// Splits updates into rounds in which every recording appears once, keeping their order.
@@ -54,13 +76,14 @@ extension SQLiteCatalog {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO temp.link_updates (recording_id, event_id, method, score, state, is_manual, candidates, keeps_cache,
-                    actor, action, reason, at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    actor, action, reason, at, expects, expected_state, expected_event_id, expected_manual)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for update in updates {
             try insert.execute(arguments: [
                 update.recordingID, update.eventID, update.method?.rawValue, update.score, update.state.rawValue, update.isManual,
                 update.candidatesJSON, update.keepsCache, update.actor, update.action, update.reason, milliseconds(update.at),
+                update.expected != nil, update.expected?.state?.rawValue, update.expected?.eventID, update.expected?.isManual ?? false,
             ])
         }
         if let missing = try Int64.fetchOne(
