@@ -23,6 +23,20 @@ extension PostgresCatalog: DeviceSignInStore {
                 FROM device_sign_ins WHERE id = \(id)
                 """)
         else { return nil }
+        return try Self.deviceSignIn(row)
+    }
+
+    public func unfinishedDeviceSignIns(ownerID: Int64?) async throws -> [DeviceSignInRecord] {
+        try await rows(
+            """
+            SELECT id, owner_id, sealed_request, created_at, expires_at, state, account_id, job_id, message, finished_at
+            FROM device_sign_ins WHERE state <> 'succeeded' AND (\(ownerID)::bigint IS NULL OR owner_id = \(ownerID))
+            ORDER BY created_at DESC, id
+            """
+        ).map(Self.deviceSignIn)
+    }
+
+    private static func deviceSignIn(_ row: PostgresRow) throws -> DeviceSignInRecord {
         let (id, ownerID, sealed, createdAt, expiresAt, state, accountID, jobID, message, finishedAt) = try row.decode(
             (String, Int64, ByteBuffer, Int64, Int64, String, Int64?, Int64?, String?, Int64?).self)
         return DeviceSignInRecord(
@@ -42,8 +56,14 @@ extension PostgresCatalog: DeviceSignInStore {
         return !rows.isEmpty
     }
 
-    public func removeDeviceSignIns(endedBefore cutoff: Date) async throws -> Int {
-        let rows = try await rows("DELETE FROM device_sign_ins WHERE coalesce(finished_at, expires_at) < \(Self.milliseconds(cutoff)) RETURNING id")
+    public func removeDeviceSignIns(endedBefore cutoff: Date, failedBefore failedCutoff: Date) async throws -> Int {
+        let rows = try await rows(
+            """
+            DELETE FROM device_sign_ins
+            WHERE CASE state WHEN 'failed' THEN finished_at < \(Self.milliseconds(failedCutoff))
+                  ELSE coalesce(finished_at, expires_at) < \(Self.milliseconds(cutoff)) END
+            RETURNING id
+            """)
         return rows.count
     }
 }

@@ -15,9 +15,13 @@ public protocol DeviceSignInStore: Sendable {
     /// Records how a pending sign-in ended. Returns false, changing nothing, when it had
     /// ended already (another daemon finished it first).
     func finishDeviceSignIn(id: String, outcome: DeviceSignInOutcome, now: Date) async throws -> Bool
-    /// Removes sign-ins that ended, or were left pending past their expiry, before `cutoff`.
+    /// The sign-ins of one owner (every owner's when nil) that did not succeed: pending, or
+    /// failed and not yet removed, newest first. Succeeded ones are accounts by then.
+    func unfinishedDeviceSignIns(ownerID: Int64?) async throws -> [DeviceSignInRecord]
+    /// Removes sign-ins that succeeded, or were left pending past their expiry, before `cutoff`,
+    /// and failed ones that failed before `failedCutoff` (kept longer, for a person to read why).
     /// Returns how many went.
-    func removeDeviceSignIns(endedBefore cutoff: Date) async throws -> Int
+    func removeDeviceSignIns(endedBefore cutoff: Date, failedBefore failedCutoff: Date) async throws -> Int
 }
 
 /// One device sign-in as the catalog keeps it.

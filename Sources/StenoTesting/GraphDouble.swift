@@ -181,6 +181,11 @@ public final class GraphDouble: Sendable {
         service.state.withLock { $0.faults += faults }
     }
 
+    /// Drops the faults not served yet.
+    public func clearFaults() {
+        service.state.withLock { $0.faults = [] }
+    }
+
     /// The page size when the request names none (Graph's calendarView default is 10).
     public func setDefaultPageSize(_ size: Int) {
         service.state.withLock { $0.defaultPageSize = max(1, size) }

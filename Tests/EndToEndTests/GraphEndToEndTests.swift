@@ -151,6 +151,43 @@ extension GraphEndToEndTests {
         return (try? JSONValueDecoder().decode([MeetingSummary].self, from: try JSONValue.parse(result.stdout))) ?? []
     }
 
+    /// After the token is granted, `GET /me` answering 503 twice is waited out (the account is
+    /// created); a `/me` that keeps refusing the token leaves a failed sign-in that
+    /// `steno accounts` lists with the reason and the log says at warning level.
+    @Test func signInOutlastsABusyProfileAndAFailedOneStaysVisible() throws {
+        let double = try GraphDouble()
+        defer { double.shutdown() }
+        let daemon = try TestDaemon(config: Self.config)
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
+        let add = [
+            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", double.baseURL.absoluteString,
+            "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
+        ]
+
+        double.scriptDeviceFlow(.init(pendingPolls: 0, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        double.inject([.init(status: 503, retryAfter: "1", code: "ServiceUnavailable"), .init(status: 503, code: "ServiceUnavailable")])
+        let busy = try steno(daemon, add)
+        #expect(busy.status == 0, "\(busy.stdout)\n\(busy.stderr)")
+        #expect(double.requests.filter { $0.uri == "/v1.0/me" }.count == 3)
+        let accounts = try steno(daemon, ["accounts", "--json"])
+        #expect(accounts.stdout.contains("alice@contoso.com"), "\(accounts.stdout)")
+
+        double.scriptDeviceFlow(.init(pendingPolls: 0, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        double.inject(Array(repeating: .init(status: 401, code: "InvalidAuthenticationToken"), count: 50))
+        let refused = try steno(daemon, add)
+        #expect(refused.status == 1 && refused.stderr.contains("HTTP 401"), "\(refused.stdout)\n\(refused.stderr)")
+        double.clearFaults()
+        let listed = try steno(daemon, ["accounts"])
+        #expect(listed.status == 0)
+        let line = listed.stdout.split(separator: "\n").first { $0.contains("Microsoft sign-in") }
+        #expect(line?.contains("for alice failed") == true && line?.contains("HTTP 401 InvalidAuthenticationToken") == true, "\(listed.stdout)")
+        let signIns = try daemon.client().call(StenoMethods.accountsSignInList, AccountSignInListParams())
+        #expect(signIns.count == 1 && signIns.first?.state == .failed && signIns.first?.owner == "alice", "\(signIns)")
+        let warning = daemon.log.split(separator: "\n").first { $0.contains("Microsoft sign-in failed") }
+        #expect(warning?.contains("WARNING") == true && warning?.contains("HTTP 401") == true, "\(daemon.log)")
+    }
+
     @Test func meetingsAreRenamedAndCreatedFromTheCLI() throws {
         let double = try GraphDouble()
         defer { double.shutdown() }

@@ -38,13 +38,21 @@ struct DeviceSignInStoreTests {
         #expect(try await store.deviceSignIn(id: "b")?.outcome == .failed("declined"))
         try await store.addDeviceSignIn(signIn("c", ownerID: owner.id, expiresIn: 600))
 
-        // Ended (or expired while pending) before the cut-off: removed; the rest stays.
-        #expect(try await store.removeDeviceSignIns(endedBefore: now.addingTimeInterval(20)) == 1)
-        #expect(try await store.deviceSignIn(id: "b") == nil)
-        #expect(try await store.deviceSignIn(id: "a") != nil)
-        #expect(try await store.removeDeviceSignIns(endedBefore: now.addingTimeInterval(601)) == 2)
+        // Listed: what did not succeed, newest first, per owner or for everyone.
+        let other = try await store.addUser(UserDraft(name: "zoe"))
+        try await store.addDeviceSignIn(signIn("z", ownerID: other.id, expiresIn: 600))
+        #expect(try await store.unfinishedDeviceSignIns(ownerID: owner.id).map(\.id) == ["b", "c"])
+        #expect(try await store.unfinishedDeviceSignIns(ownerID: owner.id).first?.outcome == .failed("declined"))
+        #expect(Set(try await store.unfinishedDeviceSignIns(ownerID: nil).map(\.id)) == ["b", "c", "z"])
+
+        // Succeeded (or expired while pending) before the cut-off: removed; a failure stays
+        // until its own, later cut-off, for a person to read why.
+        #expect(try await store.removeDeviceSignIns(endedBefore: now.addingTimeInterval(601), failedBefore: now) == 3)
         #expect(try await store.deviceSignIn(id: "a") == nil)
         #expect(try await store.deviceSignIn(id: "c") == nil)
+        #expect(try await store.deviceSignIn(id: "b")?.outcome == .failed("declined"))
+        #expect(try await store.removeDeviceSignIns(endedBefore: now, failedBefore: now.addingTimeInterval(6)) == 1)
+        #expect(try await store.deviceSignIn(id: "b") == nil)
     }
 
     @Test(arguments: StoreBackend.available)

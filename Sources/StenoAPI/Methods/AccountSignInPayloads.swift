@@ -11,6 +11,16 @@ extension StenoMethods {
     public static let accountsSignIn = RPCMethodDescriptor<AccountSignInParams, AccountSignInResult>("accounts.signIn")
     /// Where a sign-in stands: pending, succeeded (with the account) or failed (with the reason).
     public static let accountsSignInStatus = RPCMethodDescriptor<AccountSignInStatusParams, AccountSignInStatus>("accounts.signInStatus")
+    /// Sign-ins that did not (yet) give an account: pending ones, and failed ones with the
+    /// reason for a week after they failed (members: their own; admins: all).
+    public static let accountsSignInList = RPCMethodDescriptor<AccountSignInListParams, [AccountSignInStatus]>("accounts.signInList")
+}
+
+/// Params of `accounts.signInList`.
+public struct AccountSignInListParams: Codable, Sendable, Hashable {
+    /// Only this owner's sign-ins (name, email or id).
+    public var owner: String?
+    public init(owner: String? = nil) { self.owner = owner }
 }
 
 /// Params of `accounts.signIn`.
@@ -96,8 +106,19 @@ public struct AccountSignInStatus: Codable, Sendable, Hashable {
     public var account: AccountSummary?
     /// The account's first sync job (succeeded).
     public var job: Int64?
+    /// The owner of the account signed in (`accounts.signInList`).
+    public var owner: String?
+    /// When the sign-in started and ended (`accounts.signInList`).
+    public var startedAt: Date?
+    public var endedAt: Date?
 
-    public init(id: String, state: State, message: String? = nil, account: AccountSummary? = nil, job: Int64? = nil) {
+    public init(
+        id: String, state: State, message: String? = nil, account: AccountSummary? = nil, job: Int64? = nil, owner: String? = nil,
+        startedAt: Date? = nil, endedAt: Date? = nil
+    ) {
+        self.owner = owner
+        self.startedAt = startedAt
+        self.endedAt = endedAt
         self.id = id
         self.state = state
         self.message = message

@@ -39,7 +39,7 @@ public enum StenoMethods {
         jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,
         recordingsList.name, recordingsGet.name, recordingsIngest.name,
         accountsAdd.name, accountsList.name, accountsRemove.name, accountsSync.name, calendarsList.name,
-        accountsSignIn.name, accountsSignInStatus.name,
+        accountsSignIn.name, accountsSignInStatus.name, accountsSignInList.name,
         devicesAdd.name, devicesList.name, devicesRevoke.name, devicesPair.name,
         meetingsList.name, meetingsGet.name, attendeesList.name, searchQuery.name, meetingsCreate.name, meetingsRename.name,
         recordingsExplain.name, linksList.name, linksHistory.name, linksSet.name, linksRemove.name, linksReset.name, linksRevalidate.name,

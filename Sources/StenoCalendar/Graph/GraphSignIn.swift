@@ -31,20 +31,54 @@ public enum GraphSignIn {
     }
 
     /// The signed-in user's principal name (or mail), from `GET /me`.
-    public static func signedInUser(accessToken: String, graphURL: URL, transport: HTTPTransport) async throws -> String {
+    ///
+    /// The tokens are granted already when this runs, so a busy or unreachable Graph (429,
+    /// 503, 504, a network failure) is waited out rather than losing the sign-in: the
+    /// server's `Retry-After`, else 1, 2, 4… seconds, at most `retry.maximumRetries` times and
+    /// never a wait longer than `retry.maximumDelay`.
+    ///
+    /// - Throws: ``CalendarSyncError/needsCredentials(_:)`` when Graph refuses the new token
+    ///   (401, 403), ``CalendarSyncError/retryLater(after:reason:)`` when throttling outlasts
+    ///   the policy, ``CalendarSyncError/badSource(_:)`` when Graph stays unreachable or
+    ///   answers another error, ``CalendarSyncError/malformedResponse(_:)`` when it names no user.
+    public static func signedInUser(
+        accessToken: String, graphURL: URL, transport: HTTPTransport, retry: GraphProvider.RetryPolicy = GraphProvider.RetryPolicy(),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) async throws -> String {
         let url = graphURL.appendingPathComponent("me")
-        let response: HTTPResponseValue
-        do {
-            response = try await transport.send(
-                HTTPRequestValue(method: "GET", url: url, headers: [("Authorization", HTTPAuthorization.bearer(accessToken)), ("Accept", "application/json")]))
-        } catch let error as HTTPTransportError {
-            throw CalendarSyncError.badSource("GET \(url.absoluteString): \(error)")
+        let request = HTTPRequestValue(
+            method: "GET", url: url, headers: [("Authorization", HTTPAuthorization.bearer(accessToken)), ("Accept", "application/json")])
+        var attempt = 0
+        while true {
+            let failure: CalendarSyncError
+            var delay: Duration?
+            do {
+                let response = try await transport.send(request)
+                switch response.status {
+                case 200..<300:
+                    let object = try? JSONValue.parse(response.body)
+                    guard let name = object?["userPrincipalName"]?.stringValue ?? object?["mail"]?.stringValue, !name.isEmpty else {
+                        throw CalendarSyncError.malformedResponse("GET \(url.absoluteString) named no userPrincipalName")
+                    }
+                    return name.lowercased()
+                case 401, 403:
+                    throw CalendarSyncError.needsCredentials(
+                        "Microsoft Graph refused the token just granted (GET \(url.path)): \(GraphError(response)); sign in again")
+                case 429, 503, 504:
+                    delay = response.retryAfter()
+                    failure = .retryLater(
+                        after: delay ?? retry.defaultDelay(attempt: attempt),
+                        reason: "Microsoft Graph stayed busy after the sign-in (GET \(url.path): \(GraphError(response)))")
+                default:
+                    throw CalendarSyncError.badSource("GET \(url.absoluteString) failed: \(GraphError(response))")
+                }
+            } catch let error as HTTPTransportError {
+                failure = .badSource("Microsoft Graph could not be reached after the sign-in (GET \(url.absoluteString)): \(error)")
+            }
+            let wait = delay ?? retry.defaultDelay(attempt: attempt)
+            attempt += 1
+            guard attempt <= retry.maximumRetries, wait <= retry.maximumDelay else { throw failure }
+            try await sleep(wait)
         }
-        guard response.isSuccess else { throw CalendarSyncError.badSource("GET \(url.absoluteString) failed: \(GraphError(response))") }
-        let object = try? JSONValue.parse(response.body)
-        guard let name = object?["userPrincipalName"]?.stringValue ?? object?["mail"]?.stringValue, !name.isEmpty else {
-            throw CalendarSyncError.malformedResponse("GET \(url.absoluteString) named no userPrincipalName")
-        }
-        return name.lowercased()
     }
 }

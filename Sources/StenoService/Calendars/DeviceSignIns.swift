@@ -22,20 +22,23 @@ final class DeviceSignIns: Sendable {
     let holder: String
     /// The shortest poller lease; a longer interval between polls holds it for three intervals.
     let minimumLease: Duration
-    /// How long an ended sign-in still answers.
+    /// How long a succeeded sign-in still answers.
     let keptFor: TimeInterval
+    /// How long a failed sign-in is kept and listed.
+    let failuresKeptFor: TimeInterval
     let logger: Logger
     /// Sign-ins this daemon polls, by id.
     private let polling = Mutex<Set<String>>([])
 
     init(
         store: any CatalogStore, holder: String = "\(ProcessInfo.processInfo.hostName)/\(getpid())", minimumLease: Duration = .seconds(30),
-        keptFor: TimeInterval = 3600, logger: Logger
+        keptFor: TimeInterval = 3600, failuresKeptFor: TimeInterval = 7 * 86_400, logger: Logger
     ) {
         self.store = store
         self.holder = holder
         self.minimumLease = minimumLease
         self.keptFor = keptFor
+        self.failuresKeptFor = failuresKeptFor
         self.logger = logger
     }
 
@@ -44,7 +47,8 @@ final class DeviceSignIns: Sendable {
     /// Records a started sign-in (ended ones past keeping go first) and polls it here.
     func begin(ownerID: Int64, sealedRequest: Data, expiresAt: Date, flow: @escaping Flow) async throws -> String {
         let now = Date()
-        _ = try await store.removeDeviceSignIns(endedBefore: now.addingTimeInterval(-keptFor))
+        _ = try await store.removeDeviceSignIns(
+            endedBefore: now.addingTimeInterval(-keptFor), failedBefore: now.addingTimeInterval(-failuresKeptFor))
         let id = UUID().uuidString.lowercased()
         try await store.addDeviceSignIn(
             DeviceSignInRecord(id: id, ownerID: ownerID, sealedRequest: sealedRequest, createdAt: now, expiresAt: expiresAt))
@@ -72,7 +76,10 @@ final class DeviceSignIns: Sendable {
             guard now < current.expiresAt else { throw DeviceSignInFailure.expired }
             flow = try await makeFlow(current)
         } catch {
-            _ = try await store.finishDeviceSignIn(id: id, outcome: .failed(String(describing: error)), now: now)
+            let reason = String(describing: error)
+            if try await store.finishDeviceSignIn(id: id, outcome: .failed(reason), now: now) {
+                Self.logFailure(id, ownerID: current.ownerID, reason: reason, logger: logger)
+            }
             try await store.releaseLease(Self.leaseName(id), holder: holder)
             return try await store.deviceSignIn(id: id)
         }
@@ -110,7 +117,11 @@ final class DeviceSignIns: Sendable {
             }
             if let outcome {
                 do {
-                    _ = try await store.finishDeviceSignIn(id: id, outcome: outcome, now: Date())
+                    let recorded = try await store.finishDeviceSignIn(id: id, outcome: outcome, now: Date())
+                    if recorded, case .failed(let reason) = outcome {
+                        let ownerID = try? await store.deviceSignIn(id: id)?.ownerID
+                        Self.logFailure(id, ownerID: ownerID, reason: reason, logger: logger)
+                    }
                 } catch {
                     logger.error("cannot record how a device sign-in ended: \(error)", metadata: ["sign-in": "\(id)"])
                 }
@@ -118,6 +129,14 @@ final class DeviceSignIns: Sendable {
             try? await store.releaseLease(lease, holder: holder)
             _ = self?.polling.withLock { $0.remove(id) }
         }
+    }
+
+    /// A sign-in that ended without an account is said at warning level: the person who
+    /// started it may have stopped watching, and an operator should see why.
+    private static func logFailure(_ id: String, ownerID: Int64?, reason: String, logger: Logger) {
+        logger.warning(
+            "Microsoft sign-in failed: \(reason)",
+            metadata: ["sign-in": "\(id)", "owner": "\(ownerID.map(String.init) ?? "?")"])
     }
 
     /// The lease was taken by another daemon while this one waited.

@@ -22,6 +22,28 @@ extension AccountMethods {
             }
             return try await methods.status(of: record)
         }
+        table.register(StenoMethods.accountsSignInList, access: .user) { call, params in
+            let ownerID = try await methods.listedOwnerID(params.owner, caller: call.caller)
+            let now = Date()
+            var owners: [Int64: String] = [:]
+            var listed: [AccountSignInStatus] = []
+            for record in try await methods.store.unfinishedDeviceSignIns(ownerID: ownerID) {
+                if owners[record.ownerID] == nil {
+                    owners[record.ownerID] = (try? await methods.store.user(matching: String(record.ownerID)))?.name ?? "#\(record.ownerID)"
+                }
+                var status = AccountSignInStatus(
+                    id: record.id, state: record.outcome == nil ? .pending : .failed, message: record.outcome?.message,
+                    owner: owners[record.ownerID], startedAt: record.createdAt, endedAt: record.finishedAt)
+                // Left pending past its code's expiry: no daemon finished it, and none will.
+                if record.outcome == nil, record.expiresAt < now {
+                    status.state = .failed
+                    status.message = DeviceSignInFailure.expired.description
+                    status.endedAt = record.expiresAt
+                }
+                listed.append(status)
+            }
+            return listed
+        }
     }
 
     /// Name and settings of an organisation account (client credentials).

@@ -29,14 +29,7 @@ struct AccountMethods: Sendable {
             try await methods.add(params, caller: call.caller)
         }
         table.register(StenoMethods.accountsList, access: .user) { call, params in
-            var ownerID = call.caller.isAdmin ? nil : call.caller.user?.id ?? -1
-            if let owner = params.owner {
-                let user = try await methods.store.user(matching: owner)
-                guard call.caller.isAdmin || user.id == ownerID else {
-                    throw RPCError.notPermitted("members see only their own calendar accounts")
-                }
-                ownerID = user.id
-            }
+            let ownerID = try await methods.listedOwnerID(params.owner, caller: call.caller)
             let accounts = try await methods.summaries(ownerID: ownerID)
             return try PageCursor.page(accounts, id: \.id, cursor: params.cursor, limit: params.limit)
         }
@@ -75,6 +68,16 @@ struct AccountMethods: Sendable {
             }
             return try PageCursor.page(summaries, id: \.id, cursor: params.cursor, limit: params.limit)
         }
+    }
+
+    /// Whose accounts or sign-ins a list shows: the named owner's (members: only themselves),
+    /// else the caller's, or everyone's (nil) for an admin.
+    func listedOwnerID(_ owner: String?, caller: Caller) async throws -> Int64? {
+        let own = caller.isAdmin ? nil : caller.user?.id ?? -1
+        guard let owner else { return own }
+        let user = try await store.user(matching: owner)
+        guard caller.isAdmin || user.id == own else { throw RPCError.notPermitted("members see only their own calendar accounts") }
+        return user.id
     }
 
     /// The account, if the caller owns it or is an admin; `.notFound` otherwise (members do not

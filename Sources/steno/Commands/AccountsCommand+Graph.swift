@@ -111,4 +111,17 @@ extension AccountsCommand {
             }
         }
     }
+
+    /// A sign-in that gave no account (yet), as `steno accounts` lists it under the table.
+    static func line(_ signIn: AccountSignInStatus) -> String {
+        let owner = signIn.owner.map { " for \($0)" } ?? ""
+        switch signIn.state {
+        case .failed:
+            let when = (signIn.endedAt ?? signIn.startedAt).map { " at \(Output.date($0))" } ?? ""
+            return "Microsoft sign-in \(signIn.id)\(owner) failed\(when): \(signIn.message ?? "no reason given")"
+        case .pending, .succeeded:
+            let since = signIn.startedAt.map { " since \(Output.date($0))" } ?? ""
+            return "Microsoft sign-in \(signIn.id)\(owner) waiting for the code to be entered\(since)"
+        }
+    }
 }

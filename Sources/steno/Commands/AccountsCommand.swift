@@ -17,10 +17,11 @@ struct AccountsCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let (accounts, more) = try global.withClient { client in
-                    try list.collect { cursor, size in
+                let (accounts, more, signIns) = try global.withClient { client in
+                    let (accounts, more) = try list.collect { cursor, size in
                         try client.call(StenoMethods.accountsList, AccountListParams(owner: owner, cursor: cursor, limit: size))
                     }
+                    return (accounts, more, try client.call(StenoMethods.accountsSignInList, AccountSignInListParams(owner: owner)))
                 }
                 Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
                 Output.moreHint(more, "accounts")
@@ -28,6 +29,7 @@ struct AccountsCommand: ParsableCommand {
                     for account in accounts where account.lastError != nil && account.health != .ok {
                         Output.say("account \(account.id): \(account.lastError ?? "")")
                     }
+                    for signIn in signIns { Output.say(AccountsCommand.line(signIn)) }
                 }
             }
         }

@@ -77,6 +77,82 @@ struct GraphSignInTests {
         }
     }
 
+    /// Signs Alice in through a new double's device flow and runs `body` with her access token.
+    func withSignedInToken(
+        _ body: (GraphDouble, HTTPTransport, String, GraphEndpoints) async throws -> Void
+    ) async throws {
+        let double = try GraphDouble()
+        let transport = HTTPTransport()
+        defer {
+            double.shutdown()
+            Task { try? await transport.shutdown() }
+        }
+        let (token, endpoints) = try await signedInToken(double, transport: transport)
+        try await body(double, transport, token, endpoints)
+    }
+
+    func signedInToken(_ double: GraphDouble, transport: HTTPTransport) async throws -> (token: String, endpoints: GraphEndpoints) {
+        double.scriptDeviceFlow(.init(pendingPolls: 0, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        let endpoints = try endpoints(double)
+        let authorization = try await GraphSignIn.start(endpoints: endpoints, clientID: "steno-test-client", writeAccess: false, transport: transport)
+        let tokens = try await GraphSignIn.tokens(
+            for: authorization, endpoints: endpoints, clientID: "steno-test-client", transport: transport, sleep: { _ in })
+        return (tokens.accessToken, endpoints)
+    }
+
+    @Test("GET /me answering 503 twice (Retry-After 3, then none) is waited out: the user is named after two waits")
+    func profileRetried() async throws {
+        try await withSignedInToken { double, transport, token, endpoints in
+            double.inject([.init(status: 503, retryAfter: "3", code: "ServiceUnavailable"), .init(status: 429)])
+            let sleeps = Sleeps()
+            let user = try await GraphSignIn.signedInUser(
+                accessToken: token, graphURL: endpoints.graphURL, transport: transport, sleep: { try await sleeps.sleep($0) })
+            #expect(user == "alice@contoso.com")
+            #expect(sleeps.all == [.seconds(3), .seconds(2)])
+            #expect(double.requests.filter { $0.uri == "/v1.0/me" }.count == 3)
+        }
+    }
+
+    @Test("GET /me: 401 fails at once naming the refusal; endless 503 and an unreachable Graph give up after the policy's retries")
+    func profileFailures() async throws {
+        try await withSignedInToken { double, transport, token, endpoints in
+            let retry = GraphProvider.RetryPolicy(maximumRetries: 3, maximumDelay: .seconds(30))
+            let refused = Sleeps()
+            double.inject(Array(repeating: .init(status: 401, code: "InvalidAuthenticationToken"), count: 10))
+            do {
+                _ = try await GraphSignIn.signedInUser(
+                    accessToken: token, graphURL: endpoints.graphURL, transport: transport, retry: retry, sleep: { try await refused.sleep($0) })
+                Issue.record("a refused token named a user")
+            } catch let CalendarSyncError.needsCredentials(reason) {
+                #expect(reason.contains("HTTP 401") && reason.contains("InvalidAuthenticationToken"), "\(reason)")
+            }
+            #expect(refused.all.isEmpty)
+
+            double.clearFaults()
+            double.inject(Array(repeating: .init(status: 503, code: "ServiceUnavailable"), count: 20))
+            let busy = Sleeps()
+            await #expect(throws: CalendarSyncError.self) {
+                try await GraphSignIn.signedInUser(
+                    accessToken: token, graphURL: endpoints.graphURL, transport: transport, retry: retry, sleep: { try await busy.sleep($0) })
+            }
+            #expect(busy.all == [.seconds(1), .seconds(2), .seconds(4)])
+
+            // Connection refused: the client gives up on the connection within its request timeout.
+            let unreachable = Sleeps()
+            let quick = HTTPTransport(requestTimeout: .seconds(2))
+            defer { Task { try? await quick.shutdown() } }
+            let closed = try #require(URL(string: "http://127.0.0.1:9/v1.0"))
+            do {
+                _ = try await GraphSignIn.signedInUser(
+                    accessToken: token, graphURL: closed, transport: quick, retry: retry, sleep: { try await unreachable.sleep($0) })
+                Issue.record("an unreachable Graph named a user")
+            } catch let CalendarSyncError.badSource(reason) {
+                #expect(reason.contains("could not be reached"), "\(reason)")
+            }
+            #expect(unreachable.all.count == 3)
+        }
+    }
+
     @Test("endpoints: tenant paths, national-cloud scope, bad URLs refused")
     func endpointSettings() throws {
         let china = try GraphEndpoints(settings: [
