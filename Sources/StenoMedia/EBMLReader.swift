@@ -49,6 +49,26 @@ enum EBML {
         return EBMLElement(id: id, start: pos, dataStart: dataStart, size: value, end: dataStart + value)
     }
 
+    /// Reads the element header at `pos` like ``element(_:at:limit:)``, but an element whose
+    /// data runs past the end of the file (a recording cut short) is read as one of unknown
+    /// size ending there, with `cut` set.
+    static func element(_ src: some ByteSource, at pos: UInt64, limit: UInt64, cutAtFileEnd: Bool) throws(MediaError) -> EBMLElement {
+        guard cutAtFileEnd, limit == src.size else { return try element(src, at: pos, limit: limit) }
+        return try elementCutAtFileEnd(src, at: pos).element
+    }
+
+    static func elementCutAtFileEnd(_ src: some ByteSource, at pos: UInt64) throws(MediaError) -> (element: EBMLElement, cut: Bool) {
+        do {
+            return (try element(src, at: pos, limit: src.size), false)
+        } catch let error where error.kind == .truncated {
+            // Only the data is cut: a header that is itself cut off stays an error.
+            guard var unbounded = try? element(src, at: pos, limit: UInt64.max), unbounded.end > src.size else { throw error }
+            unbounded.size = nil
+            unbounded.end = src.size
+            return (unbounded, true)
+        }
+    }
+
     /// The element's data, at most `cap` bytes.
     static func data(_ src: some ByteSource, _ e: EBMLElement, cap: Int = 4096) throws(MediaError) -> [UInt8] {
         try src.readExactly(at: e.dataStart, count: Int(min(e.end - e.dataStart, UInt64(cap))), format: name, what: "element at offset \(e.start)")

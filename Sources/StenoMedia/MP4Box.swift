@@ -44,6 +44,18 @@ struct MP4Box {
         return MP4Box(type: type, start: pos, body: pos + header, end: pos + size)
     }
 
+    /// The top-level box at `pos` whose size runs past the end of the file, ending at the
+    /// file's end, with the size it claims; nil when its header itself is cut off.
+    static func cutShort(_ src: some ByteSource, at pos: UInt64) throws(MediaError) -> (box: MP4Box, claimedSize: UInt64)? {
+        let h = try src.read(at: pos, count: 16)
+        guard h.count >= 8, let size32 = h.be(0, 4) else { return nil }
+        let large = size32 == 1 ? h.be(8, 8) : nil
+        guard size32 != 1 || large != nil else { return nil }
+        let header: UInt64 = large == nil ? 8 : 16
+        guard pos + header <= src.size else { return nil }
+        return (MP4Box(type: fourCCString(h[4..<8]), start: pos, body: pos + header, end: src.size), large ?? size32)
+    }
+
     /// The child boxes in `range` (a container's body), at most 10,000 of them.
     static func children(_ src: some ByteSource, from: UInt64, to end: UInt64) throws(MediaError) -> [MP4Box] {
         var out: [MP4Box] = []

@@ -6,6 +6,8 @@
 struct MP4Fragments {
     /// End of the last fragment of the sound track, in media timescale units.
     private(set) var end: UInt64?
+    /// `end` before the last `moof` was added.
+    private var endBeforeLast: UInt64?
     private var trexDefaultDuration: UInt64 = 0
     private var runningTime: UInt64 = 0
 
@@ -18,6 +20,7 @@ struct MP4Fragments {
     }
 
     mutating func add(_ src: some ByteSource, moof: MP4Box, track: UInt64) throws(MediaError) {
+        endBeforeLast = end
         for traf in try MP4Box.children(src, from: moof.body, to: moof.end) where traf.type == "traf" {
             var defaultDuration = trexDefaultDuration
             var base: UInt64?
@@ -47,6 +50,11 @@ struct MP4Fragments {
             runningTime = fragmentEnd
             end = max(end ?? 0, fragmentEnd)
         }
+    }
+
+    /// Forgets the last `moof`'s samples (its media data was cut short).
+    mutating func dropLast() {
+        end = endBeforeLast
     }
 
     /// Sum of one `trun`'s sample durations; per-sample tables are read at most 1 MiB.

@@ -22,6 +22,8 @@ enum MP4Parser {
         var bits: Int?
         /// AAC audio object type from the AudioSpecificConfig (2 = LC).
         var audioObjectType: Int?
+        /// The track's `stbl`, read only when the file was cut short.
+        var sampleTable: MP4Box?
     }
 
     static func parse(_ src: some ByteSource, at start: UInt64) throws(MediaError) -> MediaInfo {
@@ -35,12 +37,26 @@ enum MP4Parser {
         var pos = start
         var boxCount = 0
         var mediaDataBytes: UInt64 = 0
+        var previousType = ""
         // Top-level walk without collecting (long fragmented files have many boxes);
         // every box is at least 8 bytes, so this advances.
+        // A media data box cut short (the file's end) ends the walk: what it holds is kept.
+        var cutMediaData: (claimed: UInt64, held: UInt64)?
         while pos + 8 <= src.size, boxCount < 10_000_000 {
             boxCount += 1
-            let box = try MP4Box.read(src, at: pos, limit: src.size)
+            let box: MP4Box
+            do {
+                box = try MP4Box.read(src, at: pos, limit: src.size)
+            } catch let error where error.kind == .truncated {
+                guard let cut = try MP4Box.cutShort(src, at: pos), cut.box.type == "mdat", sawMoov else { throw error }
+                mediaDataBytes &+= cut.box.bodySize
+                cutMediaData = (cut.claimedSize, cut.box.end - cut.box.start)
+                // The fragment this media data belongs to is not whole: its samples do not count.
+                if previousType == "moof" { fragments.dropLast() }
+                break
+            }
             pos = box.end
+            defer { previousType = box.type }
             if box.type == "mdat" { mediaDataBytes &+= box.end - box.body }
             if box.type == "moof" {
                 if let sound { try fragments.add(src, moof: box, track: sound.trackID) }
@@ -73,6 +89,9 @@ enum MP4Parser {
             }
         }
         guard sawMoov else { throw MediaError.invalid(name, at: start, "no 'moov' box (movie header) in the file") }
+        // No media data at all, or bytes too few for a box header ending the file: the file
+        // was cut at (or just after) the end of its movie header.
+        if cutMediaData == nil, pos < src.size || mediaDataBytes == 0 { cutMediaData = (0, 0) }
         guard var sound else { throw MediaError(.notAudio, offset: start, "MP4/MOV file has no sound track") }
         guard movieTimescale > 0 || sound.timescale > 0 else {
             throw MediaError.invalid(name, at: start, "timescale is 0")
@@ -80,6 +99,7 @@ enum MP4Parser {
         // What a decoder outputs: every sample of the track after the edit list's start
         // (AAC priming). FFmpeg does not cut the last frame's padding, so neither do we.
         var duration: Double
+        let fragmented = sound.duration == 0 && fragments.end != nil
         if sound.duration == 0, let end = fragments.end {
             sound.duration = end  // fragmented MP4 (e.g. browser recordings): moov has no samples
         }
@@ -100,12 +120,47 @@ enum MP4Parser {
             duration = 0
         }
         if duration == 0, movieTimescale > 0, movieDuration > 0 { duration = Double(movieDuration) / Double(movieTimescale) }
+        var warnings: [String] = []
+        if let cut = cutMediaData {
+            duration = try held(src, sound, duration: duration, cut: cut, fragmented: fragmented, warnings: &warnings)
+        }
         let info = MediaInfo(
             format: .mp4, codec: sound.codec ?? "unknown", duration: duration,
             sampleRate: sound.sampleRate ?? (sound.timescale > 0 && sound.timescale <= UInt64(MediaLimits.maxSampleRate) ? Int(sound.timescale) : nil),
             channels: sound.channels, bitsPerSample: sound.bits, creationTime: created ?? tags.creationTime,
-            tags: tags.values)
+            tags: tags.values, warnings: warnings)
         return try info.validated(name).checked(against: mediaDataBytes > 0 ? mediaDataBytes : src.size, name)
+    }
+
+    /// The length a file whose media data was cut short holds: its sample table's samples
+    /// lying inside the file (fragmented files: the whole fragments), with a warning. Fails
+    /// when nothing playable is left.
+    private static func held(
+        _ src: some ByteSource, _ sound: Track, duration: Double, cut: (claimed: UInt64, held: UInt64), fragmented: Bool,
+        warnings: inout [String]
+    ) throws(MediaError) -> Double {
+        if fragmented {
+            // The cut fragment was left out already; the whole ones before it play.
+            warnings.append("truncated: the last fragment's media data is cut short; data holds \(String(format: "%.1f", duration)) s")
+            return duration
+        }
+        var held: Double
+        var estimated = false
+        if let stbl = sound.sampleTable, sound.timescale > 0, let media = try MP4SampleTable.heldDuration(src, stbl: stbl, fileEnd: src.size) {
+            held = min(duration, Double(media > sound.editMediaTime ? media - sound.editMediaTime : 0) / Double(sound.timescale))
+        } else {
+            // No sample table to place the samples (fragments, or tables too large): the
+            // share of the media data the file holds.
+            held = duration * Double(cut.held) / Double(max(cut.claimed, 1))
+            estimated = true
+        }
+        guard held > 0.001 else {
+            let claims = cut.claimed > 0 ? "after \(cut.held) of the \(cut.claimed) bytes it claims" : "at its start"
+            throw MediaError.truncated(name, at: src.size, "the media data was cut short \(claims), before its first whole sample")
+        }
+        let holds = (estimated ? "about " : "") + String(format: "%.1f", held)
+        warnings.append("truncated: header says \(String(format: "%.1f", duration)) s, data holds \(holds) s")
+        return held
     }
 
     private static func track(_ src: some ByteSource, _ trak: MP4Box) throws(MediaError) -> Track {
@@ -134,6 +189,7 @@ enum MP4Parser {
                     t.isSound = b.matches("soun", at: 8)
                 case "minf":
                     for s in try MP4Box.children(src, from: m.body, to: m.end) where s.type == "stbl" {
+                        t.sampleTable = s
                         for d in try MP4Box.children(src, from: s.body, to: s.end) where d.type == "stsd" { stsd = d }
                     }
                 default: break

@@ -5,6 +5,8 @@ struct ClusterWalk {
     private(set) var endTicks: Int64?
     /// For an unknown-size cluster: where it turned out to end.
     var endOfUnknown: UInt64?
+    /// A cluster ended inside an element: the file was cut short there.
+    private(set) var cutShort = false
     private var lastStart: Int64?
     private var previousStart: Int64?
     private var lastDuration: Int64?
@@ -22,7 +24,11 @@ struct ClusterWalk {
             do {
                 e = try EBML.element(src, at: pos, limit: cluster.end)
             } catch {
-                if cluster.size == nil { break }  // a recording cut off mid-block: keep what was read
+                // A recording cut off mid-block: keep what was read.
+                if cluster.size == nil {
+                    cutShort = true
+                    break
+                }
                 throw error
             }
             if cluster.size == nil, MatroskaParser.topLevel.contains(e.id) { break }  // unknown size ends here

@@ -36,7 +36,9 @@ enum MatroskaParser {
             pos = e.end
         }
         let format: MediaFormat = docType == "webm" ? .webm : .matroska
-        let segment = try EBML.element(src, at: header.end, limit: src.size)
+        // A Segment claiming more than the file holds was cut short: its clusters are walked
+        // to learn how much it still holds.
+        let (segment, segmentCut) = try EBML.elementCutAtFileEnd(src, at: header.end)
         guard segment.id == idSegment else { throw MediaError.invalid(name, at: header.end, "expected a Segment after the EBML header") }
 
         var scale: UInt64 = 1_000_000
@@ -50,7 +52,12 @@ enum MatroskaParser {
         // Each element advances pos by at least its header; the count cap bounds odd files.
         while pos < segment.end, count < 1_000_000 {
             count += 1
-            let e = try EBML.element(src, at: pos, limit: segment.end)
+            let e: EBMLElement
+            do {
+                e = try EBML.element(src, at: pos, limit: segment.end, cutAtFileEnd: segmentCut)
+            } catch where segmentCut {
+                break  // what follows the cut is no element; what came before is kept
+            }
             switch e.id {
             case idInfo:
                 try children(src, e) { c, d throws(MediaError) in
@@ -68,14 +75,18 @@ enum MatroskaParser {
             case idTags:
                 try readTags(src, e, into: &tags)
             case idCluster:
-                if durationTicks != nil && e.size == nil { pos = segment.end; continue }  // nothing more needed
-                if durationTicks == nil { try clusters.visit(src, e, track: audio?.number) }
+                if durationTicks != nil && e.size == nil && !segmentCut { pos = segment.end; continue }  // nothing more needed
+                if durationTicks == nil || segmentCut { try clusters.visit(src, e, track: audio?.number) }
             default: break
             }
             let next = e.size == nil ? clusters.endOfUnknown ?? segment.end : e.end
-            guard next > pos else { break }
+            guard next > pos, !clusters.cutShort else { break }
             pos = next
             clusters.endOfUnknown = nil
+        }
+        if segmentCut, audio == nil {
+            throw MediaError.truncated(
+                name, at: segment.start, "the Segment at offset \(segment.start) was cut short by the end of the file at \(src.size), before its tracks")
         }
         guard let audio else { throw MediaError(.notAudio, offset: start, "\(format == .webm ? "WebM" : "Matroska") file has no audio track") }
         guard scale > 0, scale < 1_000_000_000_000 else { throw MediaError.invalid(name, at: start, "TimecodeScale \(scale) is not plausible") }
@@ -88,10 +99,31 @@ enum MatroskaParser {
             throw MediaError.truncated(name, at: segment.dataStart, "no Duration in Info and no audio blocks to measure")
         }
         seconds = max(0, seconds)
+        var warnings: [String] = []
+        if segmentCut || clusters.cutShort {
+            seconds = try held(clusters, scale: scale, codecDelayNs: audio.codecDelayNs, header: durationTicks.map { _ in seconds }, warnings: &warnings)
+        }
         let info = MediaInfo(
             format: format, codec: audio.codec, duration: seconds, sampleRate: audio.sampleRate, channels: audio.channels,
-            bitsPerSample: audio.bits, creationTime: created ?? tags.creationTime, tags: tags.values)
+            bitsPerSample: audio.bits, creationTime: created ?? tags.creationTime, tags: tags.values, warnings: warnings)
         return try info.validated(name).checked(against: src.size, name)
+    }
+
+    /// The length a file cut short holds: up to the end of its last whole audio block, with a
+    /// warning naming the header's length when it had one. Fails when no block is left.
+    private static func held(
+        _ clusters: ClusterWalk, scale: UInt64, codecDelayNs: UInt64, header: Double?, warnings: inout [String]
+    ) throws(MediaError) -> Double {
+        guard let end = clusters.endTicks else {
+            throw MediaError.noAudio(name, at: nil, "the file was cut short before its first whole audio block")
+        }
+        let held = max(0, Double(end) * Double(scale) / 1e9 - Double(codecDelayNs) / 1e9)
+        if let header, held < header {
+            warnings.append("truncated: header says \(String(format: "%.1f", header)) s, data holds \(String(format: "%.1f", held)) s")
+        } else {
+            warnings.append("truncated: the file ends inside its last cluster; data holds \(String(format: "%.1f", held)) s")
+        }
+        return min(held, header ?? held)
     }
 
     /// Calls `body` with each child element of `parent` and its data (capped at 4 KiB).

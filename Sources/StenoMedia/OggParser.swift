@@ -64,14 +64,22 @@ enum OggParser {
         }
         guard sampleRate > 0 else { throw MediaError.invalid(name, at: start, "sample rate is 0") }
         guard channels > 0 else { throw MediaError.invalid(name, at: start, "channel count is 0") }
-        guard let granule = try lastGranule(src, serial: first.serial, after: start) else {
+        guard let last = try lastPage(src, serial: first.serial, after: start) else {
             throw MediaError.truncated(name, at: start, "no complete audio page with a granule position was found")
         }
-        let samples = granule > preSkip ? granule - preSkip : 0
+        let samples = last.granule > preSkip ? last.granule - preSkip : 0
         guard samples > 0 else { throw MediaError.noAudio(name, at: nil, "the stream holds no samples") }
+        let duration = Double(samples) / Double(sampleRate)
+        var warnings: [String] = []
+        // Ogg states no length up front: a stream whose last page is cut off, or that never
+        // reached its end-of-stream page, was cut short; what its whole pages hold plays.
+        if last.fileEndsInsidePage || !last.endOfStream {
+            let how = last.fileEndsInsidePage ? "the file ends inside a page" : "the stream has no end-of-stream page"
+            warnings.append("truncated: \(how); data holds \(String(format: "%.1f", duration)) s")
+        }
         let info = MediaInfo(
-            format: .ogg, codec: codec, duration: Double(samples) / Double(sampleRate), sampleRate: sampleRate,
-            channels: channels, bitsPerSample: bits, creationTime: tags.creationTime, tags: tags.values)
+            format: .ogg, codec: codec, duration: duration, sampleRate: sampleRate,
+            channels: channels, bitsPerSample: bits, creationTime: tags.creationTime, tags: tags.values, warnings: warnings)
         return try info.validated(name)
     }
 
@@ -106,13 +114,23 @@ enum OggParser {
         return packets
     }
 
-    /// Granule position of the last complete page of `serial`, searching backwards from
+    /// The last complete page of a stream, as the end of the file shows it.
+    struct LastPage {
+        var granule: UInt64
+        /// The page has the end-of-stream flag.
+        var endOfStream: Bool
+        /// Bytes follow the last complete page (of any stream) that are no whole page.
+        var fileEndsInsidePage: Bool
+    }
+
+    /// The last complete page of `serial` with a granule position, searching backwards from
     /// the end in growing windows (64 KiB, then up to 1 MiB).
-    private static func lastGranule(_ src: some ByteSource, serial: UInt32, after start: UInt64) throws(MediaError) -> UInt64? {
+    private static func lastPage(_ src: some ByteSource, serial: UInt32, after start: UInt64) throws(MediaError) -> LastPage? {
         var window: UInt64 = 64 * 1024
         while true {
             let from = max(start, src.size > window ? src.size - window : 0)
             let b = try src.read(at: from, count: Int(src.size - from))
+            var lastEnd: Int?
             var i = b.count - 27
             while i >= 0 {
                 if b[i] == 0x4F, b.matches("OggS", at: i), b[i + 4] == 0 {
@@ -120,9 +138,11 @@ enum OggParser {
                     if i + 27 + n <= b.count {
                         var body = 0
                         for k in 0..<n { body += Int(b[i + 27 + k]) }
+                        let end = i + 27 + n + body
                         let granule = b.le(i + 6, 8) ?? UInt64.max
-                        if i + 27 + n + body <= b.count, UInt32(b.le(i + 14, 4) ?? 0) == serial, granule != UInt64.max {
-                            return granule
+                        if end <= b.count, lastEnd == nil { lastEnd = end }
+                        if end <= b.count, UInt32(b.le(i + 14, 4) ?? 0) == serial, granule != UInt64.max {
+                            return LastPage(granule: granule, endOfStream: b[i + 5] & 4 != 0, fileEndsInsidePage: (lastEnd ?? end) < b.count)
                         }
                     }
                 }

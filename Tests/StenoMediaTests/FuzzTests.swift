@@ -31,6 +31,8 @@ struct FuzzTests {
         return [
             ("built.m4a", Bytes.m4a(created: 3_846_000_000)), ("built.mp3", mp3), ("built.wav", wav), ("built.webm", mkv),
             ("built.flac", Bytes.flac(total: 40 * 4096, frames: 40)), ("built.caf", Bytes.caf(audioBytes: 1600)),
+            ("built-tables.m4a", Bytes.m4aWithSampleTable(frames: 20, frameBytes: 40, perChunk: 6)),
+            ("built-duration.webm", Bytes.webm(durationMilliseconds: 400, blocks: 20)), ("built.opus", Bytes.oggOpus(audioPages: 4, endOfStream: true)),
         ]
     }
 
