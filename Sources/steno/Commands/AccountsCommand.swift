@@ -21,7 +21,9 @@ struct AccountsCommand: ParsableCommand {
                     let (accounts, more) = try list.collect { cursor, size in
                         try client.call(StenoMethods.accountsList, AccountListParams(owner: owner, cursor: cursor, limit: size))
                     }
-                    return (accounts, more, try client.call(StenoMethods.accountsSignInList, AccountSignInListParams(owner: owner)))
+                    // A daemon older than the CLI has no sign-in list: the accounts still show.
+                    let signIns = (try? client.call(StenoMethods.accountsSignInList, AccountSignInListParams(owner: owner))) ?? []
+                    return (accounts, more, signIns)
                 }
                 Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
                 Output.moreHint(more, "accounts")
