@@ -72,6 +72,43 @@ extension PostgresCatalog {
             id: accountID)
     }
 
+    public func renewAccount(
+        id: Int64, displayName: String, settings: [String: String], sealedSecret: Data?, movedCalendar: CalendarMove?, now: Date
+    ) async throws -> CalendarAccount {
+        let settingsText = try SQLiteCatalog.encodeSettings(settings)
+        let milliseconds = Self.milliseconds(now)
+        return try await transaction { tx in
+            guard let locked = try await tx.row("SELECT provider, owner_id FROM calendar_accounts WHERE id = \(id) FOR UPDATE") else {
+                throw StoreError.notFound(entity: "calendar account", reference: String(id))
+            }
+            let (provider, ownerID) = try locked.decode((String, Int64).self)
+            if let existing = try await tx.row(
+                """
+                SELECT id FROM calendar_accounts
+                WHERE provider = \(provider) AND owner_id = \(ownerID) AND display_name = \(displayName) AND id <> \(id)
+                """)?.decode(Int64.self)
+            {
+                throw StoreError.conflict("account \(existing) already mirrors \(displayName) (\(provider)) for this owner")
+            }
+            if let move = movedCalendar, move.from != move.to {
+                try await tx.execute(
+                    """
+                    UPDATE calendars SET remote_id = \(move.to), updated_at = \(milliseconds)
+                    WHERE account_id = \(id) AND remote_id = \(move.from)
+                    """)
+            }
+            guard
+                let row = try await tx.row(
+                    """
+                    UPDATE calendar_accounts SET display_name = \(displayName), settings = \(settingsText), secret = \(sealedSecret),
+                        updated_at = \(milliseconds)
+                    WHERE id = \(id) RETURNING \(unescaped: Self.accountColumns)
+                    """)
+            else { throw StoreError.notFound(entity: "calendar account", reference: String(id)) }
+            return try Self.account(row)
+        }
+    }
+
     public func accountsWithSealedSecrets() async throws -> [Int64] {
         try await rows("SELECT id FROM calendar_accounts WHERE secret IS NOT NULL ORDER BY id").map { try $0.decode(Int64.self) }
     }

@@ -19,6 +19,14 @@ public protocol CalendarStore: Sendable {
     func sealedSecret(accountID: Int64) async throws -> Data?
     /// Replaces the sealed credentials (a refreshed token, a new password).
     func replaceSecret(accountID: Int64, sealed: Data?) async throws
+    /// Renews an account in place (new credentials, a moved ICS source): its name, settings
+    /// and sealed credentials in one transaction; the calendar mirrored as `movedCalendar.from`
+    /// takes the remote id `movedCalendar.to`, keeping its events and their links. Throws
+    /// `.conflict` when the owner has another account of that provider named `displayName`,
+    /// `.notFound` for an unknown account.
+    func renewAccount(
+        id: Int64, displayName: String, settings: [String: String], sealedSecret: Data?, movedCalendar: CalendarMove?, now: Date
+    ) async throws -> CalendarAccount
     /// The accounts holding sealed credentials, by id.
     func accountsWithSealedSecrets() async throws -> [Int64]
     /// Drops every sealed secret (the key that opens them is gone), leaving those accounts
@@ -53,6 +61,17 @@ public protocol CalendarStore: Sendable {
     func eventSources(meetingID: Int64) async throws -> [EventSource]
     /// The event row mirroring `remoteID` of an account's calendar, tombstone or not.
     func eventSource(accountID: Int64, calendarRemoteID: String, remoteID: String) async throws -> EventSource?
+}
+
+/// A mirrored calendar whose source moved: its remote id changes, its events stay.
+public struct CalendarMove: Sendable, Hashable {
+    public var from: String
+    public var to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
 }
 
 /// How one sync of an account ended.

@@ -226,3 +226,64 @@ extension AccountAddParams: SecretRedacting {
             ], displayStyle: .struct)
     }
 }
+
+extension StenoMethods {
+    /// Renews an account's credentials in place (its owner or an admin), or moves an ICS
+    /// account to another file, folder or URL; the mirror and its links stay. Queues a sync.
+    public static let accountsUpdate = RPCMethodDescriptor<AccountUpdateParams, AccountAddResult>("accounts.update")
+}
+
+/// Params of `accounts.update`: what to replace; anything absent stays as it was.
+public struct AccountUpdateParams: Codable, Sendable, Hashable {
+    /// The account.
+    public var id: Int64
+    /// ICS: the new `.ics` file, folder or http(s)/webcal URL.
+    public var source: String?
+    /// CalDAV / ICS URL: the user name for Basic authentication.
+    public var user: String?
+    /// A new password (Basic); replaces stored OAuth tokens.
+    public var password: String?
+    /// A new OAuth 2.0 access token (Bearer); replaces a stored password.
+    public var bearerToken: String?
+    /// A new OAuth 2.0 refresh token (with `tokenURL` and `clientID`, given now or before).
+    public var refreshToken: String?
+    public var tokenURL: String?
+    public var clientID: String?
+    public var clientSecret: String?
+    /// Queue a sync at once (default true).
+    public var sync: Bool?
+
+    public init(
+        id: Int64, source: String? = nil, user: String? = nil, password: String? = nil, bearerToken: String? = nil,
+        refreshToken: String? = nil, tokenURL: String? = nil, clientID: String? = nil, clientSecret: String? = nil, sync: Bool? = nil
+    ) {
+        self.id = id
+        self.source = source
+        self.user = user
+        self.password = password
+        self.bearerToken = bearerToken
+        self.refreshToken = refreshToken
+        self.tokenURL = tokenURL
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.sync = sync
+    }
+
+    /// Whether the params name anything to change.
+    public var changesSomething: Bool {
+        [source, user, password, bearerToken, refreshToken, tokenURL, clientID, clientSecret].contains { $0 != nil }
+    }
+}
+
+extension AccountUpdateParams: SecretRedacting {
+    /// The password, tokens and client secret stay out of descriptions (a logged request).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "id": id, "source": source as Any, "user": user as Any, "password": RedactedSecret(password),
+                "bearerToken": RedactedSecret(bearerToken), "refreshToken": RedactedSecret(refreshToken), "tokenURL": tokenURL as Any,
+                "clientID": clientID as Any, "clientSecret": RedactedSecret(clientSecret), "sync": sync as Any,
+            ], displayStyle: .struct)
+    }
+}

@@ -11,12 +11,15 @@ final class CalDAVClient: Sendable {
     let authorizer: CalDAVAuthorizer
     /// The account URL as configured, named in error messages.
     let accountURL: String
+    /// The account's id, for the command that renews its credentials; nil outside an account.
+    let accountID: Int64?
     private let counters = Mutex<(requests: Int, bytes: Int)>((0, 0))
 
-    init(transport: HTTPTransport, authorizer: CalDAVAuthorizer, accountURL: String) {
+    init(transport: HTTPTransport, authorizer: CalDAVAuthorizer, accountURL: String, accountID: Int64? = nil) {
         self.transport = transport
         self.authorizer = authorizer
         self.accountURL = accountURL
+        self.accountID = accountID
     }
 
     /// A client for a CalDAV account: Basic or Bearer from `credentials`, OAuth refresh when
@@ -33,7 +36,7 @@ final class CalDAVClient: Sendable {
         let authorizer = CalDAVAuthorizer(
             credentials: credentials, user: settings["user"], refresh: refresh, transport: transport,
             accountName: "CalDAV account \(accountURL)", save: save)
-        self.init(transport: transport, authorizer: authorizer, accountURL: accountURL)
+        self.init(transport: transport, authorizer: authorizer, accountURL: accountURL, accountID: account.id)
     }
 
     /// Requests sent and response bytes received so far (token refreshes included).
@@ -81,7 +84,8 @@ final class CalDAVClient: Sendable {
                 let what = authorization == nil ? "no credentials are stored" : "the server refused the credentials"
                 throw CalendarSyncError.needsCredentials(
                     "CalDAV account \(accountURL): \(what) (HTTP 401 to \(method) \(url.absoluteString)); "
-                        + "update the password (an app-specific password for iCloud) or the OAuth token with `steno accounts`")
+                        + "give it the new password (an app-specific password for iCloud) or OAuth token with "
+                        + "`steno accounts update \(accountID.map(String.init) ?? "ID") --password-file FILE` (or --bearer-token-file FILE)")
             case 429, 503, 504:
                 throw HTTPStatusMeaning.error(for: response, doing: "\(method) \(url.absoluteString)")
             default:

@@ -57,6 +57,7 @@ struct AccountMethods: Sendable {
             return AccountSyncResult(jobs: jobs)
         }
         registerSignIn(in: &table)
+        registerUpdate(in: &table)
         table.register(StenoMethods.calendarsList, access: .user) { call, params in
             if let account = params.account { _ = try await methods.permittedAccount(account, caller: call.caller) }
             let calendars = try await methods.store.calendars(

@@ -69,6 +69,31 @@ extension SQLiteCatalog {
         try await updateAccount(accountID, sql: "secret = ?", arguments: [sealed])
     }
 
+    public func renewAccount(
+        id: Int64, displayName: String, settings: [String: String], sealedSecret: Data?, movedCalendar: CalendarMove?, now: Date
+    ) async throws -> CalendarAccount {
+        let settingsText = try Self.encodeSettings(settings)
+        let milliseconds = Self.milliseconds(now)
+        return try await writer.write { db in
+            let account = try Self.fetchAccount(db, id: id)
+            if let existing = try Int64.fetchOne(
+                db, sql: "SELECT id FROM calendar_accounts WHERE provider = ? AND owner_id = ? AND display_name = ? AND id <> ?",
+                arguments: [account.provider.rawValue, account.ownerID, displayName, id])
+            {
+                throw StoreError.conflict("account \(existing) already mirrors \(displayName) (\(account.provider.rawValue)) for this owner")
+            }
+            try db.execute(
+                sql: "UPDATE calendar_accounts SET display_name = ?, settings = ?, secret = ?, updated_at = ? WHERE id = ?",
+                arguments: [displayName, settingsText, sealedSecret, milliseconds, id])
+            if let move = movedCalendar, move.from != move.to {
+                try db.execute(
+                    sql: "UPDATE calendars SET remote_id = ?, updated_at = ? WHERE account_id = ? AND remote_id = ?",
+                    arguments: [move.to, milliseconds, id, move.from])
+            }
+            return try Self.fetchAccount(db, id: id)
+        }
+    }
+
     /// The accounts holding sealed credentials, by id.
     public func accountsWithSealedSecrets() async throws -> [Int64] {
         try await writer.read { db in

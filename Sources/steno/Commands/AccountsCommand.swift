@@ -7,7 +7,7 @@ import StenoCore
 struct AccountsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Add, list and remove calendar accounts (ICS files or URLs, CalDAV servers, Microsoft 365).",
-        subcommands: [List.self, Add.self, Remove.self, SignIn.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Add.self, Update.self, Remove.self, SignIn.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List calendar accounts with their health: last success, last error, next sync.")
@@ -121,6 +121,60 @@ struct AccountsCommand: ParsableCommand {
         }
     }
 
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give an account new credentials (or an ICS account a new source), keeping its mirror and links.",
+            discussion: """
+                Examples:
+                  steno accounts update 3 --password-file ~/.icloud-app-password
+                  steno accounts update 4 --bearer-token-file token --refresh-token-file refresh
+                  steno accounts update 5 --source https://example.com/team.ics
+                Microsoft accounts sign in again with steno accounts signin ID.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The account's id.") var id: Int64
+        @Option(name: .customLong("password-file"), help: "A file holding the new password ('-' reads standard input).")
+        var passwordFile: String?
+        @Option(name: .long, help: "A new user name.") var user: String?
+        @Option(name: .customLong("bearer-token-file"), help: "A file holding a new OAuth 2.0 access token.") var bearerTokenFile: String?
+        @Option(name: .customLong("refresh-token-file"), help: "A file holding a new OAuth 2.0 refresh token.") var refreshTokenFile: String?
+        @Option(name: .customLong("token-url"), help: "A new OAuth 2.0 token endpoint.") var tokenURL: String?
+        @Option(name: .customLong("client-id"), help: "A new OAuth 2.0 client id.") var clientID: String?
+        @Option(name: .customLong("client-secret-file"), help: "A file holding a new OAuth 2.0 client secret.") var clientSecretFile: String?
+        @Option(name: .long, help: "ICS: the new .ics file or folder (on the daemon's machine) or URL.") var source: String?
+        @Flag(name: .long, help: "Wait for the sync with the new credentials and show what it mirrored.") var wait = false
+
+        func run() throws {
+            try reportingFailures {
+                let resolved = source.map { source in
+                    let isURL = ["http://", "https://", "webcal://"].contains { source.lowercased().hasPrefix($0) }
+                    return isURL ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+                }
+                let params = AccountUpdateParams(
+                    id: id, source: resolved, user: user, password: try passwordFile.map(SecretFile.read),
+                    bearerToken: try bearerTokenFile.map(SecretFile.read), refreshToken: try refreshTokenFile.map(SecretFile.read),
+                    tokenURL: tokenURL, clientID: clientID, clientSecret: try clientSecretFile.map(SecretFile.read))
+                guard params.changesSomething else {
+                    throw CLIFailure(
+                        message: "nothing to update: give --password-file, --bearer-token-file, --refresh-token-file, --user or --source",
+                        exitCode: 64)
+                }
+                try global.withClient { client in
+                    let result = try client.call(StenoMethods.accountsUpdate, params)
+                    guard wait, result.job != nil else {
+                        Output.print(Output.json(result), table: table([result.account]), format: global.format)
+                        if global.format.isHuman, result.job != nil {
+                            Output.say("sync queued; follow with: steno accounts list (or add --wait)")
+                        }
+                        return
+                    }
+                    try showAfterFirstSync(
+                        result.account, job: result.job, client: client, global: global, failure: "the sync with the new credentials failed")
+                }
+            }
+        }
+    }
+
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an account and its mirrored events (links keep their cached meeting and attendees).")
@@ -150,13 +204,15 @@ struct AccountsCommand: ParsableCommand {
     }
 
     /// Waits for an account's first sync, then shows the account and what the sync did.
-    static func showAfterFirstSync(_ added: AccountSummary, job: Int64?, client: StenoClient, global: GlobalOptions) throws {
+    static func showAfterFirstSync(
+        _ added: AccountSummary, job: Int64?, client: StenoClient, global: GlobalOptions, failure: String = "the first sync failed"
+    ) throws {
         let finished = try job.map { try JobWaiting.wait(for: [$0], label: "syncing", what: "sync(s)", timeout: 600, client: client) } ?? [:]
         let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == added.id }
         Output.print(Output.json(account ?? added), table: table([account ?? added]), format: global.format)
         let syncs = finished.values.sorted { $0.id < $1.id }
         if global.format.isHuman, !syncs.isEmpty { SyncCommand.printSummary(syncs) }
-        try JobWaiting.requireSuccess(SyncCommand.failures(syncs), saying: { _ in "the first sync failed; see steno accounts list" })
+        try JobWaiting.requireSuccess(SyncCommand.failures(syncs), saying: { _ in "\(failure); see steno accounts list" })
     }
 
     static func table(_ accounts: [AccountSummary]) -> TableWriter {
