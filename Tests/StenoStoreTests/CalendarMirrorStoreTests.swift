@@ -78,6 +78,34 @@ struct CalendarMirrorStoreTests {
         }
     }
 
+    @Test(arguments: StoreBackend.available) func aRenewedAccountKeepsItsEventsUnderTheMovedCalendar(backend: StoreBackend) async throws {
+        let (catalog, account, opened) = try await setUp(backend)
+        defer { withExtendedLifetime(opened) {} }
+        let planning = occurrence("planning", at: 2, title: "Planning")
+        _ = try await catalog.applyCalendarChanges(
+            CalendarChangeSet(
+                calendar: calendar, scope: .incremental,
+                updatedResources: [ResourceUpdate(resource: planning.remoteID, etag: "\"7\"", occurrences: [planning])]),
+            accountID: account.id, now: now)
+        let before = try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false)
+        let renewed = try await catalog.renewAccount(
+            id: account.id, displayName: "bob at https://dav.example/", settings: ["user": "bob"], sealedSecret: Data([4]),
+            movedCalendar: CalendarMove(from: calendar.remoteID, to: "/cal/moved/"), now: now)
+        #expect(renewed.displayName == "bob at https://dav.example/" && renewed.settings == ["user": "bob"] && renewed.hasSecret)
+        #expect(try await catalog.sealedSecret(accountID: account.id) == Data([4]))
+        #expect(try await catalog.calendars(accountID: account.id, ownerID: nil).map(\.remoteID) == ["/cal/moved/"])
+        #expect(try await catalog.mirroredEvents(accountID: account.id, includeDeleted: false) == before)
+        let other = try await catalog.addAccount(
+            CalendarAccountDraft(provider: .caldav, ownerID: account.ownerID, displayName: "https://other.example/"), now: now)
+        await #expect(throws: StoreError.self) {
+            _ = try await catalog.renewAccount(
+                id: other.id, displayName: renewed.displayName, settings: [:], sealedSecret: nil, movedCalendar: nil, now: now)
+        }
+        await #expect(throws: StoreError.notFound(entity: "calendar account", reference: "999")) {
+            _ = try await catalog.renewAccount(id: 999, displayName: "x", settings: [:], sealedSecret: nil, movedCalendar: nil, now: now)
+        }
+    }
+
     @Test(arguments: StoreBackend.available) func eventSourcesNameWhereEventsLive(backend: StoreBackend) async throws {
         let (catalog, account, opened) = try await setUp(backend)
         defer { withExtendedLifetime(opened) {} }

@@ -140,6 +140,8 @@ public struct StenoDaemon: Sendable {
             store: store, startedAt: Date(), startedAtInstant: .now, configuration: configuration,
             openRPCDocument: try SystemMethods.loadOpenRPCDocument(), deviceAgentEndpoint: deviceAgentEndpoint
         ).register(in: &table)
+        SystemDoctor(store: store, configuration: configuration, secretKeyPath: configuration.secretKeyPath(environment: environment))
+            .register(in: &table)
         DeviceMethods(store: store, defaultTimeZone: configuration.calendarTimeZone.identifier).register(in: &table)
         UserMethods(store: store).register(in: &table)
         AdminMethods(store: store).register(in: &table)
