@@ -33,7 +33,7 @@ public enum StenoMethods {
 
     /// The names of every method, for the schema test and `rpc.discover` checks.
     public static let allNames: [String] = [
-        systemVersion.name, systemStatus.name, systemDoctor.name,
+        systemVersion.name, systemStatus.name, systemDoctor.name, systemSubscribe.name,
         usersAdd.name, usersList.name, usersUpdate.name, usersRemove.name,
         adminBackup.name,
         jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,

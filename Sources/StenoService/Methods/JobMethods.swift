@@ -66,6 +66,7 @@ struct JobMethods: Sendable {
                     maxAttempts: params.maxAttempts, runAt: params.runAt, uniqueKey: params.uniqueKey))
             return JobEnqueueResult(job: result.job, alreadyLive: !result.isNew)
         }
+        registerSubscribe(in: &table)
     }
 
     /// Rows read at most for one page of a member's jobs: a member with few jobs among many

@@ -207,10 +207,20 @@ final class RPCConnectionHandler: ChannelInboundHandler {
                 let limiter = self.limiter
                 nextTaskID += 1
                 let taskID = nextTaskID
+                // Notifications a running request sends go out on the connection's event loop.
+                // Written at once when sent from the loop (as the request's task runs there), so a
+                // notification never goes out after the reply that ends its request.
+                let notify: @Sendable (ByteBuffer) -> Void = { frame in
+                    let send: @Sendable () -> Void = {
+                        let (handler, context) = bound.value
+                        handler.write(frame, context: context)
+                    }
+                    if executor.eventLoop.inEventLoop { send() } else { executor.eventLoop.execute(send) }
+                }
                 tasks[taskID] = Task(executorPreference: executor) {
                     // Cancelled while waiting for its uid's turn: the client left, nobody to answer.
                     let reply = try? await limiter.run(for: credentials.uid) {
-                        await dispatcher.reply(to: line, from: credentials)
+                        await dispatcher.reply(to: line, from: credentials, notify: notify)
                     }
                     let finish: @Sendable () -> Void = {
                         let (handler, context) = bound.value

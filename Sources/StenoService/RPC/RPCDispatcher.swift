@@ -30,7 +30,10 @@ public final class RPCDispatcher: Sendable {
     }
 
     /// The reply to a frame, with its trailing newline, or nil when nothing is to be sent.
-    func reply(to frame: ByteBuffer, from credentials: PeerCredentials) async -> ByteBuffer? {
+    /// `notify` sends a frame (a notification) on the connection before the reply.
+    func reply(
+        to frame: ByteBuffer, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in }
+    ) async -> ByteBuffer? {
         let message: JSONValue
         do {
             message = try frame.withUnsafeReadableBytes { try JSONValue.parse($0) }
@@ -48,16 +51,18 @@ public final class RPCDispatcher: Sendable {
             responses.reserveCapacity(requests.count)
             // A cancelled batch (its client left) stops: nobody will read the rest.
             for request in requests where !Task.isCancelled {
-                if let response = await respond(to: request, from: credentials) { responses.append(response.json) }
+                if let response = await respond(to: request, from: credentials, notify: notify) { responses.append(response.json) }
             }
             return responses.isEmpty ? nil : Self.encode(.array(responses))
         default:
-            return await respond(to: message, from: credentials).map { Self.encode($0.json) }
+            return await respond(to: message, from: credentials, notify: notify).map { Self.encode($0.json) }
         }
     }
 
     /// The response to one request object; nil for a notification.
-    func respond(to message: JSONValue, from credentials: PeerCredentials) async -> RPCResponse? {
+    func respond(
+        to message: JSONValue, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in }
+    ) async -> RPCResponse? {
         let request: RPCRequest
         do {
             request = try RPCRequest(json: message)
@@ -72,17 +77,22 @@ public final class RPCDispatcher: Sendable {
             }
             return RPCResponse(id: id ?? .null, error: error)
         }
-        let outcome = await run(request, from: credentials)
+        let outcome = await run(request, from: credentials, notify: notify)
         guard let id = request.id else { return nil }
         return RPCResponse(id: id, outcome: outcome)
     }
 
-    private func run(_ request: RPCRequest, from credentials: PeerCredentials) async -> Result<JSONValue, RPCError> {
+    private func run(
+        _ request: RPCRequest, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void
+    ) async -> Result<JSONValue, RPCError> {
         guard let method = methods[request.method] else { return .failure(.methodNotFound(request.method)) }
         do {
             let caller = try await resolver.caller(for: credentials)
             try Self.authorize(caller, for: method.access, method: request.method)
-            let result = try await method.invoke(RPCCall(caller: caller, logger: logger, method: request.method), request.params)
+            let call = RPCCall(
+                caller: caller, logger: logger, method: request.method,
+                notify: { method, params in notify(Self.encode(RPCRequest(id: nil, method: method, params: params).json)) })
+            let result = try await method.invoke(call, request.params)
             if request.method.hasPrefix("users.") && request.method != "users.list" { resolver.invalidate() }
             return .success(result)
         } catch {

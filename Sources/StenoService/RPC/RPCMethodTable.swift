@@ -21,6 +21,9 @@ public struct RPCCall: Sendable {
     public var logger: Logger
     /// The method being served.
     public var method: String
+    /// Sends a notification (`method`, `params`) on the caller's connection while the request
+    /// runs (`system.subscribe`); does nothing where there is no connection.
+    public var notify: @Sendable (String, JSONValue) -> Void = { _, _ in }
 }
 
 /// The daemon's methods by name, each with its access rule and a handler working on JSON.

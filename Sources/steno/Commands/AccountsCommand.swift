@@ -207,12 +207,16 @@ struct AccountsCommand: ParsableCommand {
     static func showAfterFirstSync(
         _ added: AccountSummary, job: Int64?, client: StenoClient, global: GlobalOptions, failure: String = "the first sync failed"
     ) throws {
-        let finished = try job.map { try JobWaiting.wait(for: [$0], label: "syncing", what: "sync(s)", timeout: 600, client: client) } ?? [:]
+        // A first sync that fails once says why at once, rather than after every retry.
+        let finished = try job.map {
+            try JobWaiting.wait(for: [$0], label: "syncing", what: "sync(s)", timeout: 600, client: client, untilFailedAttempt: true)
+        } ?? [:]
         let account = try client.call(StenoMethods.accountsList, AccountListParams()).items.first { $0.id == added.id }
         Output.print(Output.json(account ?? added), table: table([account ?? added]), format: global.format)
         let syncs = finished.values.sorted { $0.id < $1.id }
         if global.format.isHuman, !syncs.isEmpty { SyncCommand.printSummary(syncs) }
-        try JobWaiting.requireSuccess(SyncCommand.failures(syncs), saying: { _ in "\(failure); see steno accounts list" })
+        let retry = syncs.first { $0.state == .failed }.map { "; the daemon tries again at \(Output.date($0.runAt))" } ?? ""
+        try JobWaiting.requireSuccess(SyncCommand.failures(syncs), saying: { _ in "\(failure)\(retry); see steno accounts list" })
     }
 
     static func table(_ accounts: [AccountSummary]) -> TableWriter {

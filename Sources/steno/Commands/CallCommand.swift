@@ -22,7 +22,7 @@ struct CallCommand: ParsableCommand {
                 }
             }
             let result = try global.withClient { try $0.call(method, params: parsed) }
-            Swift.print(TerminalText.escapingJSON(result.prettyPrinted()))
+            Output.line(TerminalText.escapingJSON(result.prettyPrinted()))
         }
     }
 }

@@ -7,32 +7,55 @@ import StenoCore
 
 /// Waits for background jobs with a progress bar: `steno ingest --wait`, `steno sync --wait`.
 enum JobWaiting {
-    /// Polls the jobs until each has finished (succeeded, dead or cancelled). An id may repeat
-    /// (a job of several files): the progress counts entries, so it counts files.
+    /// Follows the jobs over `system.subscribe` until each has finished (succeeded, dead or
+    /// cancelled), printing each failed attempt, retry time and the last error on standard error
+    /// as it happens. An id may repeat (a job of several files): the progress counts entries, so
+    /// it counts files. With `untilFailedAttempt` (a new account's first sync) it returns as soon
+    /// as an attempt fails, the failed job in its `failed` state.
     ///
     /// - Throws: a `CLIFailure` naming `what` when `timeout` seconds pass first.
-    static func wait(for ids: [Int64], label: String, what: String, timeout: Double, client: StenoClient) throws -> [Int64: Job] {
+    static func wait(
+        for ids: [Int64], label: String, what: String, timeout: Double, client: StenoClient, untilFailedAttempt: Bool = false
+    ) throws -> [Int64: Job] {
         let progress = ProgressLine(total: ids.count, label: label)
-        var finished: [Int64: Job] = [:]
-        let deadline = Date().addingTimeInterval(timeout)
-        while finished.count < Set(ids).count {
-            for id in Set(ids) where finished[id] == nil {
-                let job = try client.call(StenoMethods.jobsGet, JobIDParams(id: id))
-                if [.succeeded, .dead, .cancelled].contains(job.state) { finished[id] = job }
-            }
-            progress.update(ids.filter { finished[$0] != nil }.count)
-            if finished.count < Set(ids).count {
-                guard Date() < deadline else {
-                    progress.finish()
-                    throw CLIFailure(
-                        message: "\(Set(ids).count - finished.count) \(what) still not done after \(Int(timeout)) s; see steno jobs",
-                        exitCode: 1)
-                }
-                usleep(100_000)
-            }
+        var seen: [Int64: Job] = [:]
+        client.onNotification = { notification in
+            guard notification.method == StenoMethods.jobsChangedNotification, let params = notification.params,
+                let job = try? JSONValueDecoder().decode(Job.self, from: params)
+            else { return }
+            if let line = attemptLine(job, previous: seen[job.id]) { progress.interject(line) }
+            seen[job.id] = job
+            progress.update(ids.filter { seen[$0].map { !$0.state.isLive } ?? false }.count)
         }
+        defer { client.onNotification = nil }
+        let result = try client.call(
+            StenoMethods.systemSubscribe, SubscribeParams(jobs: ids, timeoutSeconds: timeout, untilFailedAttempt: untilFailedAttempt))
         progress.finish()
+        let jobs = Dictionary(result.jobs.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        if result.reason == "failed-attempt" { return jobs }
+        let finished = jobs.filter { !$0.value.state.isLive }
+        guard finished.count == Set(ids).count else {
+            throw CLIFailure(
+                message: "\(Set(ids).count - finished.count) \(what) still not done after \(Int(timeout)) s; see steno jobs", exitCode: 1)
+        }
         return finished
+    }
+
+    /// What a person waiting should hear of a change: an attempt that failed (with its error
+    /// and when the next one runs), a retry starting, a job giving up.
+    static func attemptLine(_ job: Job, previous: Job?) -> String? {
+        guard job.state != previous?.state || job.attempts != previous?.attempts else { return nil }
+        let error = job.lastError.map { ": \($0)" } ?? ""
+        switch job.state {
+        case .failed:
+            return "job \(job.id) (\(job.kind)): attempt \(job.attempts) of \(job.maxAttempts) failed\(error); next attempt at \(Output.date(job.runAt))"
+        case .running where job.attempts > 1:
+            return "job \(job.id) (\(job.kind)): attempt \(job.attempts) of \(job.maxAttempts) running"
+        case .dead:
+            return "job \(job.id) (\(job.kind)): gave up after \(job.attempts) attempt(s)\(error)"
+        default:
+            return nil
+        }
     }
 
     /// After the summary is printed: exit 1 when any waited-for item failed or ended dead,
@@ -62,6 +85,17 @@ final class ProgressLine {
         let filled = width * done / total
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
         FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+    }
+
+    /// A line of its own on standard error (terminal or not), the bar redrawn below it.
+    func interject(_ line: String) {
+        let redraw = enabled && last >= 0
+        FileHandle.standardError.write(Data(((redraw ? "\r\u{1B}[K" : "") + TerminalText.cleanLines(line) + "\n").utf8))
+        if redraw {
+            let done = last
+            last = -1
+            update(done)
+        }
     }
 
     func finish() {

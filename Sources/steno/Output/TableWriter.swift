@@ -46,15 +46,22 @@ enum Output {
     static func print(_ json: JSONValue, table: TableWriter, format: OutputFormat) {
         let json = JSONTable.expandingEmbeddedJSON(json)
         switch format {
-        case .json: Swift.print(TerminalText.escapingJSON(json.prettyPrinted()))
-        case .csv: Swift.print((table.columns.isEmpty ? JSONTable.table(from: json) : table).renderCSV())
+        case .json: line(TerminalText.escapingJSON(json.prettyPrinted()))
+        case .csv: line((table.columns.isEmpty ? JSONTable.table(from: json) : table).renderCSV())
         case .table, .wide: sayTable(table, format: format)
         }
     }
 
     /// Writes lines for people to standard output, with provider text made safe (see `TerminalText`).
     static func say(_ text: String) {
-        Swift.print(TerminalText.cleanLines(text))
+        line(TerminalText.cleanLines(text))
+    }
+
+    /// Writes text and a newline to standard output at once: `print` would hold it in a buffer
+    /// when stdout is a pipe or file, so a script reading steno's progress would see nothing
+    /// until the command ends.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     /// Writes a table for people: fitted to the terminal, or whole with `-o wide`.
