@@ -122,6 +122,7 @@ let package = Package(
             dependencies: [
                 "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore", "StenoCalendar", "StenoPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

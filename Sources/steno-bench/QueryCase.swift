@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import StenoAPI
+import StenoCore
+import StenoService
+
+/// One question of `steno-bench query`: a method call (a first page, or every page as
+/// `--all` follows the cursors) and the plain SQLite statement reading the same rows.
+struct QueryCase: Sendable {
+    /// What the floor reads for the rows a call returned.
+    enum Floor: Sendable {
+        /// Meeting rows by id (title, times, one organizer).
+        case meetings
+        /// Recording rows by id with their paths.
+        case recordings
+        /// Link rows by recording id with their recordings.
+        case links
+        /// A meeting's attendee rows.
+        case attendees(meeting: Int64)
+        /// A meeting, its attendee rows and its links.
+        case meeting(Int64)
+        /// The full-text matches of a text, unranked, as many as returned.
+        case search(String)
+    }
+
+    var name: String
+    var isFullListing: Bool
+    var floor: Floor
+    /// Runs the call once; returns the ids of the rows it answered.
+    var call: @Sendable (QueryMethodsHarness, User?) async throws -> [Int64]
+
+    /// The meeting shown by `meetings show` and `attendees`.
+    static let shownMeetingTitle = "Meeting 42"
+    static let pageSize = PageParams.defaultLimit
+
+    /// Every case, as one user (nil: an admin) asks it.
+    static func all(harness: QueryMethodsHarness, member: User?, users: Int) async throws -> [QueryCase] {
+        let june = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"), year: 2026, month: 6, day: 1).date
+            ?? Date(timeIntervalSince1970: 1_780_272_000)
+        let week = (from: june, to: june.addingTimeInterval(7 * 86_400))
+        let colleague = "user7@bench.example"
+        // Ids seen by this user pick the meeting to show and the rare word.
+        let firstMeetings = try await page(harness, StenoMethods.meetingsList, MeetingListParams(recorded: true, limit: 1), as: member)
+        guard let shown = firstMeetings.first?["id"]?.intValue else { throw QueryBenchError.empty("no recorded meeting visible") }
+        let firstRecordings = try await page(harness, StenoMethods.recordingsList, RecordingListParams(limit: 1), as: member)
+        guard let rarePath = firstRecordings.first?["paths"]?.arrayValue?.first?["path"]?.stringValue,
+            let rare = rarePath.split(separator: "/").last?.split(separator: ".").first.map(String.init)
+        else { throw QueryBenchError.empty("no recording visible") }
+        let meetingsList = StenoMethods.meetingsList
+        var cases: [QueryCase] = []
+        func meetings(_ name: String, _ params: MeetingListParams, all: Bool = false) {
+            cases.append(QueryCase(name: name, isFullListing: all, floor: .meetings) { harness, user in
+                try await ids(harness, meetingsList, params, as: user, all: all, key: "id")
+            })
+        }
+        meetings("meetings range (a week)", MeetingListParams(from: week.from, to: week.to))
+        meetings("meetings --with", MeetingListParams(with: colleague))
+        meetings("meetings --title", MeetingListParams(title: "Meeting 42"))
+        meetings("meetings --recorded", MeetingListParams(recorded: true))
+        meetings("meetings --unrecorded", MeetingListParams(recorded: false))
+        cases.append(QueryCase(name: "recordings", isFullListing: false, floor: .recordings) { harness, user in
+            try await ids(harness, StenoMethods.recordingsList, RecordingListParams(), as: user, all: false, key: "id")
+        })
+        cases.append(QueryCase(name: "links --state linked", isFullListing: false, floor: .links) { harness, user in
+            try await ids(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: false, key: "recording")
+        })
+        cases.append(QueryCase(name: "attendees", isFullListing: false, floor: .attendees(meeting: shown)) { harness, user in
+            let attendees = try await page(harness, StenoMethods.attendeesList, AttendeeListParams(id: shown), as: user)
+            return attendees.map { _ in shown }
+        })
+        cases.append(QueryCase(name: "meetings show", isFullListing: false, floor: .meeting(shown)) { harness, user in
+            _ = try await harness.call(StenoMethods.meetingsGet, MeetingIDParams(id: shown), as: user)
+            return [shown]
+        })
+        for (label, text) in [("rare word", rare), ("common word", "Meeting"), ("prefix", "Meet")] {
+            cases.append(QueryCase(name: "search \(label) (\(text))", isFullListing: false, floor: .search(text)) { harness, user in
+                try await ids(harness, StenoMethods.searchQuery, SearchParams(text: text), as: user, all: false, key: "id")
+            })
+        }
+        meetings("meetings range --all", MeetingListParams(from: week.from, to: week.to), all: true)
+        meetings("meetings --with --all", MeetingListParams(with: colleague), all: true)
+        meetings("meetings --recorded --all", MeetingListParams(from: week.from, to: week.to.addingTimeInterval(21 * 86_400), recorded: true), all: true)
+        cases.append(QueryCase(name: "recordings range --all", isFullListing: true, floor: .recordings) { harness, user in
+            try await ids(harness, StenoMethods.recordingsList, RecordingListParams(from: june, to: june.addingTimeInterval(73 * 86_400)), as: user, all: true, key: "id")
+        })
+        cases.append(QueryCase(name: "links --state linked --all", isFullListing: true, floor: .links) { harness, user in
+            try await ids(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: true, key: "recording")
+        })
+        cases.append(QueryCase(name: "search rare word --all", isFullListing: true, floor: .search(rare)) { harness, user in
+            try await ids(harness, StenoMethods.searchQuery, SearchParams(text: rare), as: user, all: true, key: "id")
+        })
+        _ = users
+        return cases
+    }
+
+    /// The items of one page.
+    static func page<Params: Encodable & Sendable, Item>(
+        _ harness: QueryMethodsHarness, _ method: RPCMethodDescriptor<Params, Page<Item>>, _ params: Params, as user: User?
+    ) async throws -> [JSONValue] {
+        try await harness.call(method, params, as: user)["items"]?.arrayValue ?? []
+    }
+
+    /// The ids under `key` of the first page, or of every page following the cursors as
+    /// `steno … --all` does.
+    static func ids<Params: Encodable & Sendable & PageParamsSettable, Item>(
+        _ harness: QueryMethodsHarness, _ method: RPCMethodDescriptor<Params, Page<Item>>, _ params: Params, as user: User?, all: Bool,
+        key: String
+    ) async throws -> [Int64] {
+        var ids: [Int64] = []
+        var params = params
+        params.limit = all ? PageParams.maximumLimit : pageSize
+        while true {
+            let result = try await harness.call(method, params, as: user)
+            for item in result["items"]?.arrayValue ?? [] { if let id = item[key]?.intValue { ids.append(id) } }
+            guard all, let next = result["nextCursor"]?.stringValue else { return ids }
+            params.cursor = next
+        }
+    }
+}
+
+/// Params with the `cursor` and `limit` every list method takes.
+protocol PageParamsSettable {
+    var cursor: String? { get set }
+    var limit: Int? { get set }
+}
+
+extension MeetingListParams: PageParamsSettable {}
+extension RecordingListParams: PageParamsSettable {}
+extension LinkListParams: PageParamsSettable {}
+extension SearchParams: PageParamsSettable {}
+
+/// Why the benchmark cannot run on a catalog.
+enum QueryBenchError: Error, CustomStringConvertible {
+    case empty(String)
+
+    var description: String {
+        switch self {
+        case .empty(let what): return "the generated catalog has \(what): remove it to generate it again"
+        }
+    }
+}
