@@ -122,6 +122,9 @@ CREATE INDEX events_resource ON events(calendar_id, resource) WHERE resource IS 
 CREATE INDEX events_series ON events(series_uid) WHERE series_uid IS NOT NULL;
 CREATE INDEX events_ical_uid ON events(ical_uid) WHERE series_uid IS NOT NULL OR recurrence_id IS NOT NULL;
 CREATE INDEX events_change_seq ON events(change_seq);
+-- Meeting listings: a member's meetings and `--with` an address's, as sets (SQLite 0018).
+CREATE INDEX events_calendar_meeting ON events(calendar_id, meeting_id);
+CREATE INDEX events_organizer_meeting ON events(organizer_email, meeting_id);
 
 CREATE TABLE event_attendees (
     event_id  BIGINT  NOT NULL REFERENCES events(id) ON DELETE CASCADE,

@@ -24,12 +24,14 @@ extension PostgresCatalog: MeetingStore {
                       AND ($5::text IS NULL OR m.title ILIKE $5::text ESCAPE '\\')
                       AND ($6::boolean IS NULL OR $6::boolean = EXISTS (
                             SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
+                      AND ($10::bigint IS NULL OR CASE WHEN $9::bigint IS NULL THEN m.starts_at IS NOT NULL OR m.id > $10::bigint
+                           ELSE m.starts_at > $9::bigint OR (m.starts_at = $9::bigint AND m.id > $10::bigint) END)
                     ORDER BY m.starts_at NULLS FIRST, m.id LIMIT $7 OFFSET $8
                     """,
                     [
                         query.visibleTo, query.from.map(Self.milliseconds), query.to.map(Self.milliseconds), query.withEmail,
                         query.titleContains.map(SQLiteCatalog.likePattern(containing:)), query.recorded, Int64(max(0, query.limit)),
-                        Int64(max(0, query.offset)),
+                        Int64(max(0, query.offset)), query.after?.startMilliseconds, query.after?.id,
                     ])
             ).map { try $0.decode(Int64.self) }
             let summaries = try await Self.meetingSummaries(tx, ids: ids)

@@ -89,11 +89,14 @@ public struct MeetingQuery: Sendable, Hashable {
     public var visibleTo: Int64?
     /// Position in the ordered list (by start, then id).
     public var offset: Int
+    /// Continue after this meeting of the ordered list (a page's last), instead of counting
+    /// `offset` rows from the start: a page then reads only its own rows.
+    public var after: MeetingPosition?
     public var limit: Int
 
     public init(
         from: Date? = nil, to: Date? = nil, withEmail: String? = nil, titleContains: String? = nil, recorded: Bool? = nil,
-        visibleTo: Int64? = nil, offset: Int = 0, limit: Int = 100
+        visibleTo: Int64? = nil, offset: Int = 0, after: MeetingPosition? = nil, limit: Int = 100
     ) {
         self.from = from
         self.to = to
@@ -102,7 +105,25 @@ public struct MeetingQuery: Sendable, Hashable {
         self.recorded = recorded
         self.visibleTo = visibleTo
         self.offset = offset
+        self.after = after
         self.limit = limit
+    }
+}
+
+/// A meeting's place in the listing order (start, then id; meetings without a start first).
+public struct MeetingPosition: Sendable, Hashable {
+    /// The start in milliseconds since 1970, as the catalog stores it.
+    public var startMilliseconds: Int64?
+    public var id: Int64
+
+    public init(startMilliseconds: Int64?, id: Int64) {
+        self.startMilliseconds = startMilliseconds
+        self.id = id
+    }
+
+    /// The position of a listed meeting.
+    public init(_ meeting: MeetingSummary) {
+        self.init(startMilliseconds: meeting.start.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }, id: meeting.id)
     }
 }
 

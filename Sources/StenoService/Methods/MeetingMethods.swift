@@ -16,12 +16,16 @@ struct MeetingMethods: Sendable {
         let store = self.store
         table.register(StenoMethods.meetingsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)
-            let offset = try PageCursor.offset(params.cursor)
-            let meetings = try await store.meetings(
-                MeetingQuery(
-                    from: params.from, to: params.to, withEmail: params.with?.lowercased(), titleContains: params.title,
-                    recorded: params.recorded, visibleTo: RecordingMethods.visibility(of: call.caller), offset: offset, limit: limit + 1))
-            return PageCursor.offsetPage(meetings, offset: offset, limit: limit)
+            var query = MeetingQuery(
+                from: params.from, to: params.to, withEmail: params.with?.lowercased(), titleContains: params.title,
+                recorded: params.recorded, visibleTo: RecordingMethods.visibility(of: call.caller), limit: limit + 1)
+            // Pages continue after the last meeting shown (an index range), not by counting rows.
+            switch try PageCursor.meetingContinuation(params.cursor) {
+            case .start: break
+            case .after(let position): query.after = position
+            case .offset(let offset): query.offset = offset
+            }
+            return PageCursor.meetingPage(try await store.meetings(query), limit: limit)
         }
         table.register(StenoMethods.meetingsGet, access: .user) { call, params in
             try await store.meeting(id: params.id, visibleTo: RecordingMethods.visibility(of: call.caller))

@@ -1,5 +1,6 @@
 import Foundation
 import StenoAPI
+import StenoCore
 
 /// Opaque page cursors: the last id of a page, wrapped so clients treat it as a token and
 /// the encoding may change without breaking them.
@@ -54,5 +55,39 @@ extension PageCursor {
             throw .invalidParams("the cursor is not one this daemon issued; start again without a cursor")
         }
         return Int(offset)
+    }
+}
+
+extension PageCursor {
+    /// Where a meetings page continues: after a meeting (the cursors this daemon issues), or at
+    /// a position (cursors of ``offsetPage(_:offset:limit:)`` issued before, still honoured).
+    enum MeetingContinuation: Equatable {
+        case start
+        case offset(Int)
+        case after(MeetingPosition)
+    }
+
+    /// The cursor continuing after `meeting`: its start and id.
+    static func encode(after meeting: MeetingPosition) -> String {
+        Data("m1:\(meeting.startMilliseconds.map(String.init) ?? "-"):\(meeting.id)".utf8).base64EncodedString()
+    }
+
+    /// Reads a meetings cursor: one of ``encode(after:)``, or a position.
+    static func meetingContinuation(_ cursor: String?) throws(RPCError) -> MeetingContinuation {
+        guard let cursor else { return .start }
+        if let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("m1:") {
+            let parts = text.dropFirst(3).split(separator: ":", omittingEmptySubsequences: false)
+            if parts.count == 2, let id = Int64(parts[1]), parts[0] == "-" || Int64(parts[0]) != nil {
+                return .after(MeetingPosition(startMilliseconds: Int64(parts[0]), id: id))
+            }
+        }
+        return .offset(try offset(cursor))
+    }
+
+    /// A page of meetings read after a position: `fetched` holds up to `limit + 1`; the
+    /// cursor continues after the page's last meeting.
+    static func meetingPage(_ fetched: [MeetingSummary], limit: Int) -> Page<MeetingSummary> {
+        let page = Array(fetched.prefix(limit))
+        return Page(items: page, nextCursor: fetched.count > limit ? page.last.map { encode(after: MeetingPosition($0)) } : nil)
     }
 }

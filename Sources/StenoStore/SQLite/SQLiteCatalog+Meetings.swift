@@ -6,40 +6,58 @@ extension SQLiteCatalog {
 
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
         try await writer.read { db in
-            var conditions = [Self.meetingVisible(to: ":v")]
-            var arguments: [String: (any DatabaseValueConvertible)?] = ["v": query.visibleTo]
-            if let from = query.from {
-                conditions.append("m.starts_at >= :from")
-                arguments["from"] = Self.milliseconds(from)
-            }
-            if let to = query.to {
-                conditions.append("m.starts_at < :to")
-                arguments["to"] = Self.milliseconds(to)
-            }
-            if let email = query.withEmail {
-                conditions.append("""
-                    EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id
-                            AND (e.organizer_email = :email OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = :email)))
-                    """)
-                arguments["email"] = email
-            }
-            if let title = query.titleContains {
-                conditions.append("m.title LIKE :title ESCAPE '\\'")
-                arguments["title"] = Self.likePattern(containing: title)
-            }
-            if let recorded = query.recorded {
-                conditions.append(
-                    (recorded ? "" : "NOT ") + "EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned'))")
-            }
-            arguments["limit"] = query.limit
-            arguments["offset"] = query.offset
-            let sql = """
-                SELECT m.id FROM meetings m WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY m.starts_at, m.id LIMIT :limit OFFSET :offset
-                """
-            let ids = try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
-            return try ids.map { try Self.meetingSummary(db, id: $0) }
+            let (sql, arguments) = Self.meetingListing(query)
+            let ids = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+            let summaries = try Self.meetingSummaries(db, ids: ids)
+            return ids.compactMap { summaries[$0] }
         }
+    }
+
+    /// The statement listing the ids of a page of meetings: sets read through indexes for the
+    /// viewer and `--with`, the page continuing an index range after `query.after`.
+    static func meetingListing(_ query: MeetingQuery) -> (sql: String, arguments: StatementArguments) {
+        var conditions: [String] = []
+        var arguments: [String: (any DatabaseValueConvertible)?] = [:]
+        if let viewer = query.visibleTo {
+            conditions.append("m.id IN (\(visibleMeetingIDs(of: ":v")))")
+            arguments["v"] = viewer
+        }
+        if let from = query.from {
+            conditions.append("m.starts_at >= :from")
+            arguments["from"] = milliseconds(from)
+        }
+        if let to = query.to {
+            conditions.append("m.starts_at < :to")
+            arguments["to"] = milliseconds(to)
+        }
+        if let after = query.after {
+            arguments["afterID"] = after.id
+            if let start = after.startMilliseconds {
+                conditions.append("(m.starts_at > :afterStart OR (m.starts_at = :afterStart AND m.id > :afterID))")
+                arguments["afterStart"] = start
+            } else {
+                conditions.append("(m.starts_at IS NOT NULL OR m.id > :afterID)")
+            }
+        }
+        if let email = query.withEmail {
+            conditions.append("m.id IN (\(meetingIDs(withEmail: ":email")))")
+            arguments["email"] = email
+        }
+        if let title = query.titleContains {
+            conditions.append("m.title LIKE :title ESCAPE '\\'")
+            arguments["title"] = likePattern(containing: title)
+        }
+        if let recorded = query.recorded {
+            conditions.append(
+                (recorded ? "" : "NOT ") + "EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned'))")
+        }
+        arguments["limit"] = query.limit
+        arguments["offset"] = query.offset
+        let sql = """
+            SELECT m.id FROM meetings m \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY m.starts_at, m.id LIMIT :limit OFFSET :offset
+            """
+        return (sql, StatementArguments(arguments))
     }
 
     public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail {
@@ -67,37 +85,6 @@ extension SQLiteCatalog {
         }
     }
 
-    /// Attendees from the live events, each event's organizer first (one per email, from the
-    /// latest event), else the links' cache. One query: the organizers from the events rows
-    /// (their answer `accepted` unless one was recorded), the others from their attendee rows.
-    static func meetingAttendees(_ db: Database, id: Int64) throws -> [Attendee] {
-        var live = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT email, name, role, response FROM (
-                        SELECT e.updated_at, e.id, 0 AS kind, e.organizer_email AS email, e.organizer_name AS name,
-                            'organizer' AS role, coalesce(e.organizer_response, 'accepted') AS response
-                        FROM events e WHERE e.meeting_id = ?1 AND e.deleted_at IS NULL AND e.organizer_email IS NOT NULL
-                        UNION ALL
-                        SELECT e.updated_at, e.id, 1, ea.email, ea.name, ea.role, ea.response
-                        FROM event_attendees ea JOIN events e ON e.id = ea.event_id WHERE e.meeting_id = ?1 AND e.deleted_at IS NULL)
-                    ORDER BY updated_at DESC, id DESC, kind
-                    """),
-            arguments: [id]
-        ).map(attendee)
-        if live.isEmpty {
-            live = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT la.email, la.name, la.role, la.response FROM link_attendees la JOIN links l ON l.recording_id = la.recording_id
-                    WHERE l.meeting_id = ?
-                    """,
-                arguments: [id]
-            ).map(attendee)
-        }
-        return distinctAttendees(live)
-    }
-
     /// A `LIKE … ESCAPE '\\'` pattern matching text that contains `text`. Shared by both catalogs.
     package static func likePattern(containing text: String) -> String {
         "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
@@ -118,35 +105,6 @@ extension SQLiteCatalog {
         email.flatMap { email in
             attendees.first { $0.email == email.lowercased() } ?? organizer(email: email, name: name, response: response)
         }
-    }
-
-    static func meetingSummary(_ db: Database, id: Int64) throws -> MeetingSummary {
-        guard let meeting = try Row.fetchOne(db, sql: "SELECT * FROM meetings WHERE id = ?", arguments: [id]) else {
-            throw StoreError.notFound(entity: "meeting", reference: String(id))
-        }
-        let event = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT organizer_email, organizer_name, organizer_response, location, online_meeting_url, status,
-                    (SELECT count(*) FROM events WHERE meeting_id = ?1 AND deleted_at IS NULL) AS live,
-                    (SELECT count(*) FROM events WHERE meeting_id = ?1 AND deleted_at IS NULL AND status != 'cancelled') AS active
-                FROM events WHERE meeting_id = ?1 ORDER BY deleted_at IS NOT NULL, updated_at DESC LIMIT 1
-                """,
-            arguments: [id])
-        let attendees = try meetingAttendees(db, id: id)
-        let recordings = try Int64.fetchAll(
-            db, sql: "SELECT recording_id FROM links WHERE meeting_id = ? AND state IN ('linked', 'orphaned') ORDER BY recording_id",
-            arguments: [id])
-        let organizerEmail: String? = event?["organizer_email"]
-        let live: Int = event?["live"] ?? 0
-        let active: Int = event?["active"] ?? 0
-        return MeetingSummary(
-            id: id, title: meeting["title"], start: (meeting["starts_at"] as Int64?).map(date(milliseconds:)),
-            end: (meeting["ends_at"] as Int64?).map(date(milliseconds:)),
-            organizer: meetingOrganizer(
-                email: organizerEmail, name: event?["organizer_name"], response: event?["organizer_response"], attendees: attendees),
-            attendeeCount: attendees.count, recordings: recordings, location: event?["location"],
-            onlineMeetingURL: event?["online_meeting_url"], isCancelled: live > 0 && active == 0, isGone: live == 0)
     }
 
     /// The words of a search: nil when the text has none; `.invalid` beyond `SearchTerms`'

@@ -30,6 +30,30 @@ extension SQLiteCatalog {
         """
     }
 
+    /// The ids of the meetings `user` (not NULL) may see, as one set read through indexes
+    /// (events by calendar, organizer and attendee email; links by recording owner): the same
+    /// meetings as ``meetingVisible(to:)``, for listings that would otherwise test every
+    /// meeting in start order until a page is full.
+    package static func visibleMeetingIDs(of user: String) -> String {
+        """
+        SELECT e.meeting_id FROM calendar_accounts a JOIN calendars c ON c.account_id = a.id JOIN events e ON e.calendar_id = c.id
+        WHERE a.owner_id = \(user)
+        UNION SELECT e.meeting_id FROM user_emails ue JOIN events e ON e.organizer_email = ue.email WHERE ue.user_id = \(user)
+        UNION SELECT e.meeting_id FROM user_emails ue JOIN event_attendees ea ON ea.email = ue.email JOIN events e ON e.id = ea.event_id
+        WHERE ue.user_id = \(user)
+        UNION SELECT l.meeting_id FROM recordings r JOIN links l ON l.recording_id = r.id WHERE r.owner_id = \(user)
+        """
+    }
+
+    /// The ids of the meetings with an event organised by or inviting `email` (deleted events
+    /// included, as for visibility).
+    package static func meetingIDs(withEmail email: String) -> String {
+        """
+        SELECT e.meeting_id FROM events e WHERE e.organizer_email = \(email)
+        UNION SELECT e.meeting_id FROM event_attendees ea JOIN events e ON e.id = ea.event_id WHERE ea.email = \(email)
+        """
+    }
+
     /// Whether `user` may see recording `r`: they own it, or it is linked to a meeting one of
     /// whose events concerns them (the meeting's recordings come with the meeting).
     package static func recordingVisible(to user: String) -> String {

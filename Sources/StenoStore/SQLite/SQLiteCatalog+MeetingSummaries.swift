@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import StenoCore
+
+/// Meeting summaries and attendees for a whole page of meetings in four set-based queries
+/// (as PostgreSQL's catalog builds them), not four per meeting: a listing of 20,000 meetings
+/// otherwise ran 80,000 statements.
+extension SQLiteCatalog {
+    /// The summaries of the meetings that exist among `ids`.
+    static func meetingSummaries(_ db: Database, ids: [Int64]) throws -> [Int64: MeetingSummary] {
+        guard !ids.isEmpty else { return [:] }
+        let idList = jsonArray(ids)
+        // The organizer, place and link come from the latest live event (else the latest one).
+        var latest: [Int64: Row] = [:]
+        var live: [Int64: Int] = [:]
+        var active: [Int64: Int] = [:]
+        let events = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT e.meeting_id, e.organizer_email, e.organizer_name, e.organizer_response, e.location, e.online_meeting_url,
+                        e.deleted_at IS NULL AS is_live, e.deleted_at IS NULL AND e.status != 'cancelled' AS is_active
+                    FROM events e WHERE e.meeting_id IN (SELECT value FROM json_each(?))
+                    ORDER BY e.meeting_id, e.deleted_at IS NOT NULL, e.updated_at DESC, e.id DESC
+                    """),
+            arguments: [idList])
+        while let row = try events.next() {
+            let meeting: Int64 = row["meeting_id"]
+            if latest[meeting] == nil { latest[meeting] = row.copy() }
+            if row["is_live"] as Bool { live[meeting, default: 0] += 1 }
+            if row["is_active"] as Bool { active[meeting, default: 0] += 1 }
+        }
+        var recordings: [Int64: [Int64]] = [:]
+        let links = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT meeting_id, recording_id FROM links
+                    WHERE meeting_id IN (SELECT value FROM json_each(?)) AND state IN ('linked', 'orphaned') ORDER BY recording_id
+                    """),
+            arguments: [idList])
+        while let row = try links.next() { recordings[row[0], default: []].append(row[1]) }
+        let attendees = try meetingAttendees(db, ids: ids)
+        var summaries: [Int64: MeetingSummary] = [:]
+        let meetings = try Row.fetchCursor(
+            db.cachedStatement(sql: "SELECT id, title, starts_at, ends_at FROM meetings WHERE id IN (SELECT value FROM json_each(?))"),
+            arguments: [idList])
+        while let row = try meetings.next() {
+            let id: Int64 = row["id"]
+            let event = latest[id]
+            let meetingAttendees = attendees[id] ?? []
+            let liveCount = live[id] ?? 0
+            summaries[id] = MeetingSummary(
+                id: id, title: row["title"], start: (row["starts_at"] as Int64?).map(date(milliseconds:)),
+                end: (row["ends_at"] as Int64?).map(date(milliseconds:)),
+                organizer: meetingOrganizer(
+                    email: event?["organizer_email"], name: event?["organizer_name"], response: event?["organizer_response"],
+                    attendees: meetingAttendees),
+                attendeeCount: meetingAttendees.count, recordings: recordings[id] ?? [], location: event?["location"],
+                onlineMeetingURL: event?["online_meeting_url"], isCancelled: liveCount > 0 && (active[id] ?? 0) == 0, isGone: liveCount == 0)
+        }
+        return summaries
+    }
+
+    /// One meeting's summary; `.notFound` when there is no such meeting.
+    static func meetingSummary(_ db: Database, id: Int64) throws -> MeetingSummary {
+        guard let summary = try meetingSummaries(db, ids: [id])[id] else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
+        return summary
+    }
+
+    /// Attendees by meeting from the live events, each event's organizer first (one per
+    /// email, from the latest event), else from the links' cache. The organizers come from the
+    /// events rows (their answer `accepted` unless one was recorded), the others from their
+    /// attendee rows.
+    static func meetingAttendees(_ db: Database, ids: [Int64]) throws -> [Int64: [Attendee]] {
+        guard !ids.isEmpty else { return [:] }
+        let idList = jsonArray(ids)
+        var live: [Int64: [Attendee]] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT meeting_id, email, name, role, response FROM (
+                        SELECT e.meeting_id, e.updated_at, e.id, 0 AS kind, e.organizer_email AS email, e.organizer_name AS name,
+                            'organizer' AS role, coalesce(e.organizer_response, 'accepted') AS response
+                        FROM events e WHERE e.meeting_id IN (SELECT value FROM json_each(?1)) AND e.deleted_at IS NULL
+                            AND e.organizer_email IS NOT NULL
+                        UNION ALL
+                        SELECT e.meeting_id, e.updated_at, e.id, 1, ea.email, ea.name, ea.role, ea.response
+                        FROM event_attendees ea JOIN events e ON e.id = ea.event_id
+                        WHERE e.meeting_id IN (SELECT value FROM json_each(?1)) AND e.deleted_at IS NULL)
+                    ORDER BY meeting_id, updated_at DESC, id DESC, kind
+                    """),
+            arguments: [idList])
+        while let row = try rows.next() { live[row["meeting_id"], default: []].append(attendee(row)) }
+        let withoutEvents = ids.filter { live[$0] == nil }
+        if !withoutEvents.isEmpty {
+            let cached = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT l.meeting_id, la.email, la.name, la.role, la.response
+                        FROM link_attendees la JOIN links l ON l.recording_id = la.recording_id
+                        WHERE l.meeting_id IN (SELECT value FROM json_each(?)) ORDER BY l.meeting_id, l.recording_id, la.email
+                        """),
+                arguments: [jsonArray(withoutEvents)])
+            while let row = try cached.next() { live[row["meeting_id"], default: []].append(attendee(row)) }
+        }
+        return live.mapValues(distinctAttendees)
+    }
+
+    /// One meeting's attendees (see ``meetingAttendees(_:ids:)``).
+    static func meetingAttendees(_ db: Database, id: Int64) throws -> [Attendee] {
+        try meetingAttendees(db, ids: [id])[id] ?? []
+    }
+}
