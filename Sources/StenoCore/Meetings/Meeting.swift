@@ -136,12 +136,20 @@ public struct SearchHit: Sendable, Hashable, Codable {
     /// The matching text with the match in [brackets].
     public var snippet: String
     public var start: Date?
+    /// Set when the words matched more of this kind than are ranked: the hits were ranked
+    /// among this many newest matches (the most recently catalogued), not among all.
+    public var rankedAmongNewest: Int?
 
-    public init(kind: String, id: Int64, title: String, snippet: String, start: Date?) {
+    /// How many matches of each kind are ranked, newest first; a word matching fewer is ranked
+    /// among all its matches.
+    public static let rankedAmongNewest = 500
+
+    public init(kind: String, id: Int64, title: String, snippet: String, start: Date?, rankedAmongNewest: Int? = nil) {
         self.kind = kind
         self.id = id
         self.title = title
         self.snippet = snippet
         self.start = start
+        self.rankedAmongNewest = rankedAmongNewest
     }
 }

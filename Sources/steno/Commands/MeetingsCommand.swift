@@ -148,6 +148,10 @@ struct SearchCommand: ParsableCommand {
             }
             Output.print(Output.json(hits), table: table, format: global.format)
             Output.moreHint(more, "hits")
+            if let bound = hits.compactMap(\.rankedAmongNewest).first {
+                FileHandle.standardError.write(
+                    Data("steno: these words match more than \(bound) meetings or recordings; hits are ranked among the \(bound) newest of each, add a word to narrow them\n".utf8))
+            }
         }
     }
 }
