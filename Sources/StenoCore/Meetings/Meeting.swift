@@ -142,7 +142,7 @@ public struct SearchHit: Sendable, Hashable, Codable {
 
     /// How many matches of each kind are ranked, newest first; a word matching fewer is ranked
     /// among all its matches.
-    public static let rankedAmongNewest = 500
+    public static let rankedAmongNewest = 200
 
     public init(kind: String, id: Int64, title: String, snippet: String, start: Date?, rankedAmongNewest: Int? = nil) {
         self.kind = kind

@@ -237,7 +237,8 @@ extension SQLiteCatalog {
                 sql: """
                     SELECT l.*, r.title AS recording_title, r.recorded_at, u.name AS owner_name FROM links l
                     JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
-                    WHERE l.recording_id > ?1 AND (?2 IS NULL OR l.state = ?2) AND (?3 IS NULL OR r.owner_id = ?3)
+                    WHERE l.recording_id > ?1 AND (?2 IS NULL OR l.state = ?2)
+                        \(userID == nil ? "" : "AND l.recording_id IN (SELECT id FROM recordings WHERE owner_id = ?3)")
                     ORDER BY l.recording_id LIMIT ?4
                     """,
                 arguments: [afterRecordingID ?? 0, state?.rawValue, userID, limit]

@@ -34,7 +34,7 @@ extension SQLiteCatalog {
             db.cachedStatement(
                 sql: """
                     SELECT meeting_id, recording_id FROM links
-                    WHERE meeting_id IN (SELECT value FROM json_each(?)) AND state IN ('linked', 'orphaned') ORDER BY recording_id
+                    WHERE meeting_id IN (SELECT value FROM json_each(?)) AND +state IN ('linked', 'orphaned') ORDER BY recording_id
                     """),
             arguments: [idList])
         while let row = try links.next() { recordings[row[0], default: []].append(row[1]) }

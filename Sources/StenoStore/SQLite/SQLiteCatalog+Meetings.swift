@@ -126,16 +126,7 @@ extension SQLiteCatalog {
             // Ranked among the newest matches only: bm25 over every match of a word found in a
             // million meetings took seconds. Up to `candidates` matches, that is all of them.
             let meetings = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT id, title, starts_at, snippet, count(*) OVER () AS matches FROM (
-                            SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet,
-                                meeting_search.rank AS rank
-                            FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
-                            WHERE meeting_search MATCH :match \(userID == nil ? "" : "AND +meeting_search.rowid IN (\(Self.visibleMeetingIDs(of: ":v")))")
-                            ORDER BY meeting_search.rowid DESC LIMIT :candidates)
-                        ORDER BY rank, id DESC LIMIT :limit
-                        """),
+                db.cachedStatement(sql: Self.meetingSearch(forMember: userID != nil)),
                 arguments: ["match": match, "v": userID, "limit": offset + limit, "candidates": candidates]
             ).map {
                 SearchHit(kind: "meeting", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
@@ -143,16 +134,7 @@ extension SQLiteCatalog {
                           rankedAmongNewest: ($0["matches"] as Int) >= candidates ? candidates : nil)
             }
             let recordings = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT id, title, recorded_at, snippet, count(*) OVER () AS matches FROM (
-                            SELECT r.id, coalesce(r.title, recording_search.path, '') AS title, r.recorded_at,
-                                snippet(recording_search, -1, '[', ']', '…', 8) AS snippet, recording_search.rank AS rank
-                            FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
-                            WHERE recording_search MATCH :match AND \(Self.recordingVisible(to: ":v"))
-                            ORDER BY recording_search.rowid DESC LIMIT :candidates)
-                        ORDER BY rank, id DESC LIMIT :limit
-                        """),
+                db.cachedStatement(sql: Self.recordingSearch),
                 arguments: ["match": match, "v": userID, "limit": offset + limit, "candidates": candidates]
             ).map {
                 SearchHit(kind: "recording", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
@@ -163,4 +145,28 @@ extension SQLiteCatalog {
             return Array((meetings + recordings).dropFirst(offset).prefix(limit))
         }
     }
+
+    /// The statement of a search's meeting hits: the newest `:candidates` matches (`:v` may see,
+    /// for a member), ranked, the first `:limit`, with how many candidates there were.
+    static func meetingSearch(forMember: Bool) -> String {
+        """
+        SELECT id, title, starts_at, snippet, count(*) OVER () AS matches FROM (
+            SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet, meeting_search.rank AS rank
+            FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
+            WHERE meeting_search MATCH :match \(forMember ? "AND +meeting_search.rowid IN (\(visibleMeetingIDs(of: ":v")))" : "")
+            ORDER BY meeting_search.rowid DESC LIMIT :candidates)
+        ORDER BY rank, id DESC LIMIT :limit
+        """
+    }
+
+    /// The statement of a search's recording hits, as ``meetingSearch(forMember:)``.
+    static let recordingSearch = """
+        SELECT id, title, recorded_at, snippet, count(*) OVER () AS matches FROM (
+            SELECT r.id, coalesce(r.title, recording_search.path, '') AS title, r.recorded_at,
+                snippet(recording_search, -1, '[', ']', '…', 8) AS snippet, recording_search.rank AS rank
+            FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
+            WHERE recording_search MATCH :match AND \(recordingVisible(to: ":v"))
+            ORDER BY recording_search.rowid DESC LIMIT :candidates)
+        ORDER BY rank, id DESC LIMIT :limit
+        """
 }

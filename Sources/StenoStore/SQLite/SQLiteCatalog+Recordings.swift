@@ -43,7 +43,7 @@ extension SQLiteCatalog {
                 _ = arguments.append(contentsOf: [owner])
             }
             if let visible = query.visibleTo {
-                conditions.append(Self.recordingVisibleToPositionalUser)
+                conditions.append(Self.recordingInVisibleSetToPositionalUser)
                 _ = arguments.append(contentsOf: [visible])
             }
             if let status = query.status {

@@ -30,20 +30,42 @@ extension SQLiteCatalog {
         """
     }
 
-    /// The ids of the meetings `user` (not NULL) may see, as one set read through indexes
-    /// (events by calendar, organizer and attendee email; links by recording owner): the same
-    /// meetings as ``meetingVisible(to:)``, for listings that would otherwise test every
-    /// meeting in start order until a page is full.
-    package static func visibleMeetingIDs(of user: String) -> String {
+    /// The ids of the meetings with an event that concerns `user` (see ``eventConcerns(_:)``),
+    /// as one set read through indexes: events by calendar, organizer and attendee email.
+    package static func concernedMeetingIDs(of user: String) -> String {
         """
         SELECT e.meeting_id FROM calendar_accounts a JOIN calendars c ON c.account_id = a.id JOIN events e ON e.calendar_id = c.id
         WHERE a.owner_id = \(user)
         UNION SELECT e.meeting_id FROM user_emails ue JOIN events e ON e.organizer_email = ue.email WHERE ue.user_id = \(user)
         UNION SELECT e.meeting_id FROM user_emails ue JOIN event_attendees ea ON ea.email = ue.email JOIN events e ON e.id = ea.event_id
         WHERE ue.user_id = \(user)
+        """
+    }
+
+    /// The ids of the meetings `user` (not NULL) may see, as one set read through indexes: the
+    /// same meetings as ``meetingVisible(to:)``, for listings that would otherwise test every
+    /// meeting in start order until a page is full.
+    package static func visibleMeetingIDs(of user: String) -> String {
+        """
+        \(concernedMeetingIDs(of: user))
         UNION SELECT l.meeting_id FROM recordings r JOIN links l ON l.recording_id = r.id WHERE r.owner_id = \(user)
         """
     }
+
+    /// The ids of the recordings `user` (not NULL) may see, as one set read through indexes:
+    /// the same recordings as ``recordingVisible(to:)``.
+    package static func visibleRecordingIDs(of user: String) -> String {
+        """
+        SELECT r.id FROM recordings r WHERE r.owner_id = \(user)
+        UNION SELECT l.recording_id FROM links l
+        WHERE l.meeting_id IN (\(concernedMeetingIDs(of: user))) AND +l.state IN ('linked', 'orphaned')
+        """
+    }
+
+    /// ``visibleRecordingIDs(of:)`` as a condition on `r.id` for queries with positional
+    /// arguments: binds the user id once, as the next `?`.
+    static let recordingInVisibleSetToPositionalUser =
+        "r.id IN (WITH viewer(id) AS (SELECT ?) \(visibleRecordingIDs(of: "(SELECT id FROM viewer)")))"
 
     /// The ids of the meetings with an event organised by or inviting `email` (deleted events
     /// included, as for visibility).
