@@ -5,9 +5,13 @@ import StenoCore
 ///
 /// 1. nothing changed (CTag as stored, for accounts without sync-collection) → no request;
 /// 2. a stored sync token → sync-collection since it, calendar-multiget of the changes;
-/// 3. no token, or one the server rejects → sync-collection from an empty token, fetching
-///    only members whose ETag differs from the mirror's (all of them when the window slid);
-/// 4. no sync-collection → PROPFIND of every member's ETag, compared with the mirror's.
+/// 3. no token, or one the server rejects → the collection's sync token and a calendar-query
+///    of the window's time range (a first sync downloads the window, not the calendar's
+///    history), fetching only members whose ETag differs from the mirror's; servers without
+///    either get sync-collection from an empty token;
+/// 4. the window slid → as 2, plus a calendar-query of the part the window gained: those
+///    objects are expanded again (a series gains its occurrences at the window's far end);
+/// 5. no sync-collection → PROPFIND of every member's ETag, compared with the mirror's.
 ///
 /// Objects are fetched in chunks of ``CalDAVProvider/Options/multigetChunkSize`` hrefs, a few
 /// requests in flight, and applied as incremental change sets of about
@@ -46,6 +50,9 @@ struct CalDAVCalendarSync {
         return abs(days) >= options.reexpandAfterDays
     }
 
+    /// Whether time-range listings may be used for this calendar.
+    var listsByTimeRange: Bool { options.listsByTimeRange && capabilities.calendarQuery }
+
     func run() async throws -> Outcome {
         let fresh = !isKnown || stored == nil || windowSlid
         if !fresh, let stored {
@@ -55,19 +62,36 @@ struct CalDAVCalendarSync {
         if capabilities.syncCollection, collection.reports.map({ $0.contains("sync-collection") }) ?? true {
             let reader = CalDAVSyncCollection(
                 client: client, collection: collection.href.url, collectionPath: collection.href.path, limit: options.syncCollectionLimit)
-            if !fresh, let token = stored?.syncToken {
+            // A slid window needs the objects of the part it gained: listed by time when the
+            // server can, otherwise every object again.
+            if isKnown, let stored, let token = stored.syncToken, !windowSlid || listsByTimeRange {
                 do {
                     let list = try await reader.changes(since: token)
+                    var fetch = list.changed
+                    if windowSlid {
+                        let gained = try await timeRange.members(overlapping: gainedParts(since: stored))
+                        let listed = Set(fetch.map(\.path))
+                        fetch += gained.hrefs.filter { !listed.contains($0.path) && !list.removed.contains($0.path) }
+                    }
                     (outcome.changes, outcome.warnings) = try await apply(
-                        fetch: list.changed, removed: list.removed.sorted(), token: list.token)
+                        fetch: fetch, removed: list.removed.sorted(), token: list.token, reexpanded: windowSlid)
                     return outcome
                 } catch let refusal as SyncCollectionRefusal {
                     if case .unsupported = refusal { outcome.syncCollectionUnsupported = true }
                     context.logger.info(
                         "sync token refused; syncing the calendar in full", metadata: ["calendar": "\(collection.href.path)"])
+                } catch is TimeRangeQueryRefusal {
+                    context.logger.info(
+                        "time-range listing refused; syncing the calendar in full", metadata: ["calendar": "\(collection.href.path)"])
                 }
             }
             if !outcome.syncCollectionUnsupported {
+                if listsByTimeRange, let listed = try await windowListing() {
+                    outcome.fullSync = true
+                    (outcome.changes, outcome.warnings) = try await fullApply(
+                        listed: listed.hrefs, etags: listed.etags, token: listed.token, listedWindowOnly: true)
+                    return outcome
+                }
                 do {
                     let list = try await reader.changes(since: "")
                     outcome.fullSync = true
@@ -85,9 +109,35 @@ struct CalDAVCalendarSync {
         return outcome
     }
 
+    var timeRange: CalDAVTimeRangeQuery {
+        CalDAVTimeRangeQuery(client: client, collection: collection.href.url, collectionPath: collection.href.path)
+    }
+
+    /// The parts of the window not covered by the one of the last expansion.
+    func gainedParts(since stored: CalDAVCalendarState) -> [DateInterval] {
+        guard let previous = stored.expandedWindow(length: context.window.duration) else { return [context.window] }
+        return TimeSpanSet([context.window]).subtracting(TimeSpanSet([previous])).spans
+    }
+
+    /// The collection's sync token, then the objects with an occurrence in the window: a
+    /// listing of the window instead of the collection's whole history. Nil when the server
+    /// gives no token as a property or refuses the query (the caller lists everything).
+    private func windowListing() async throws -> (hrefs: [DAVHref], etags: [String: String?], token: String)? {
+        guard let token = try await timeRange.currentSyncToken() else { return nil }
+        do {
+            let listed = try await timeRange.members(overlapping: [context.window])
+            return (listed.hrefs, listed.etags, token)
+        } catch is TimeRangeQueryRefusal {
+            context.logger.info("time-range listing refused; listing the whole calendar", metadata: ["calendar": "\(collection.href.path)"])
+            return nil
+        }
+    }
+
     /// A full listing: fetch what differs from the mirror (everything when fresh), remove what
-    /// the mirror has and the server no longer lists.
-    private func fullApply(listed: [DAVHref], etags: [String: String?], token: String?) async throws
+    /// the mirror has and the server no longer lists. A listing of the window only
+    /// (`listedWindowOnly`) judges only the resources the mirror has in the window: those
+    /// mirrored only outside it were not asked about.
+    private func fullApply(listed: [DAVHref], etags: [String: String?], token: String?, listedWindowOnly: Bool = false) async throws
         -> (MirrorChangeSummary, [String])
     {
         let mirrored = try await context.mirror.resourceTags(calendarRemoteID: collection.href.path)
@@ -96,12 +146,20 @@ struct CalDAVCalendarSync {
             guard let known = mirrored[href.path], let etag = etags[href.path] ?? nil else { return true }
             return known != etag
         }
-        let removed = mirrored.keys.filter { etags[$0] == nil }.sorted()
-        return try await apply(fetch: toFetch, removed: removed, token: token)
+        let judged = listedWindowOnly
+            ? Array(try await context.mirror.resources(calendarRemoteID: collection.href.path, overlapping: context.window))
+            : Array(mirrored.keys)
+        let removed = judged.filter { etags[$0] == nil }.sorted()
+        return try await apply(fetch: toFetch, removed: removed, token: token, reexpanded: refetchAll)
     }
 
     /// Fetches `hrefs` in chunks, applies each, then applies the removals with the new state.
-    private func apply(fetch hrefs: [DAVHref], removed: [String], token: String?) async throws -> (MirrorChangeSummary, [String]) {
+    /// `reexpanded`: every object with an occurrence in the window was fetched and expanded
+    /// in it, so the state records this window; otherwise it keeps the window of the last
+    /// expansion (objects not fetched now are expanded only that far).
+    private func apply(fetch hrefs: [DAVHref], removed: [String], token: String?, reexpanded: Bool) async throws
+        -> (MirrorChangeSummary, [String])
+    {
         var summary = MirrorChangeSummary()
         var gone = removed
         let fetcher = CalDAVObjectFetcher(
@@ -152,7 +210,11 @@ struct CalDAVCalendarSync {
         for warning in warnings.prefix(20) {
             context.logger.warning("calendar object skipped", metadata: ["calendar": "\(collection.href.path)", "reason": "\(warning)"])
         }
-        let state = CalDAVCalendarState(syncToken: token, ctag: collection.ctag, windowDay: windowDay)
+        var state = CalDAVCalendarState(
+            syncToken: token, ctag: collection.ctag, windowDay: windowDay, windowEndDay: CalDAVStateCoding.day(of: context.window.end))
+        if !reexpanded, let stored, stored.windowDay != nil {
+            (state.windowDay, state.windowEndDay) = (stored.windowDay, stored.windowEndDay)
+        }
         summary.add(try await context.mirror.apply(
             CalendarChangeSet(
                 calendar: descriptor, scope: .incremental, updatedResources: pending, removedResources: gone,

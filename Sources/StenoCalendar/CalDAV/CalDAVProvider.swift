@@ -44,11 +44,17 @@ public struct CalDAVProvider: CalendarProvider {
         public var reexpandAfterDays: Int
         /// Floating times and all-day dates of calendars without a `calendar-timezone`.
         public var defaultTimeZone: TimeZone
+        /// First syncs and slid windows list objects by the window's time range
+        /// (calendar-query) where the server supports it; false lists the whole collection,
+        /// as `steno-bench caldav` does for its comparison.
+        public var listsByTimeRange: Bool
 
         public init(
             multigetChunkSize: Int = 1000, concurrentRequests: Int = 2, resourcesPerChangeSet: Int = 1000,
-            syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7, defaultTimeZone: TimeZone = .current
+            syncCollectionLimit: Int? = nil, reexpandAfterDays: Int = 7, defaultTimeZone: TimeZone = .current,
+            listsByTimeRange: Bool = true
         ) {
+            self.listsByTimeRange = listsByTimeRange
             self.multigetChunkSize = multigetChunkSize
             self.concurrentRequests = concurrentRequests
             self.resourcesPerChangeSet = resourcesPerChangeSet

@@ -47,6 +47,21 @@ enum CalDAVRequests {
                 + "<D:sync-level>1</D:sync-level>\(limitElement)<D:prop><D:getetag/></D:prop></D:sync-collection>").utf8)
     }
 
+    /// PROPFIND Depth 0 on a calendar: its current `DAV:sync-token`, the start of later
+    /// sync-collection reports when the first listing was a time-range query.
+    static let syncTokenProperty = propfind(["D:sync-token"])
+
+    /// REPORT calendar-query (RFC 4791 §7.8) for the ETags of the event objects with an
+    /// occurrence overlapping `range` (times in UTC).
+    static func calendarQuery(_ range: DateInterval) -> Data {
+        let start = CalDAVEventDocument.utc(range.start)
+        let end = CalDAVEventDocument.utc(range.end)
+        return Data(
+            (header + "<C:calendar-query \(namespaces)><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\">"
+                + "<C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:comp-filter>"
+                + "</C:comp-filter></C:filter></C:calendar-query>").utf8)
+    }
+
     /// REPORT calendar-multiget (RFC 4791 §7.9) for `hrefs` (canonical paths).
     static func calendarMultiget(_ hrefs: [DAVHref]) -> Data {
         var body = header + "<C:calendar-multiget \(namespaces)><D:prop><D:getetag/><C:calendar-data/></D:prop>"

@@ -47,11 +47,28 @@ public struct CalDAVCalendarState: Codable, Sendable, Hashable {
     /// The UTC day (`YYYYMMDD`) the window started on when objects were last expanded: once
     /// the window slides far enough, series are expanded again.
     public var windowDay: String?
+    /// The UTC day the window ended on at that expansion: when the window slides, only the
+    /// objects of the part it gained are listed and expanded again (nil in older states: the
+    /// window is taken to have kept its length).
+    public var windowEndDay: String?
 
-    public init(syncToken: String? = nil, ctag: String? = nil, windowDay: String? = nil) {
+    public init(syncToken: String? = nil, ctag: String? = nil, windowDay: String? = nil, windowEndDay: String? = nil) {
         self.syncToken = syncToken
         self.ctag = ctag
         self.windowDay = windowDay
+        self.windowEndDay = windowEndDay
+    }
+
+    /// The window of the last expansion, widened to whole days outwards (nil when unknown):
+    /// the parts of a new window outside it are what must be listed again.
+    func expandedWindow(length: TimeInterval) -> DateInterval? {
+        guard let start = windowDay.flatMap(CalDAVStateCoding.date(ofDay:)) else { return nil }
+        // The stored days are the days the window started and ended on: the end day's last
+        // instant is the latest the window can have reached, the start day's first the earliest.
+        let end = windowEndDay.flatMap(CalDAVStateCoding.date(ofDay:)).map { $0.addingTimeInterval(86_400) }
+            ?? start.addingTimeInterval(length)
+        guard end > start else { return nil }
+        return DateInterval(start: start, end: end)
     }
 }
 
@@ -74,11 +91,16 @@ enum CalDAVStateCoding {
 
     /// Whole days between two `YYYYMMDD` days (nil when either is unreadable).
     static func days(from start: String, to end: String) -> Int? {
+        guard let from = date(ofDay: start), let to = date(ofDay: end) else { return nil }
+        return Int((to.timeIntervalSince(from) / 86_400).rounded())
+    }
+
+    /// The first instant (UTC) of a `YYYYMMDD` day; nil when unreadable.
+    static func date(ofDay day: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd"
-        guard let from = formatter.date(from: start), let to = formatter.date(from: end) else { return nil }
-        return Int((to.timeIntervalSince(from) / 86_400).rounded())
+        return formatter.date(from: day)
     }
 }

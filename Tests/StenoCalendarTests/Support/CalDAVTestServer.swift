@@ -15,7 +15,8 @@ final class CalDAVTestServer: @unchecked Sendable {
     let password = "s3cret"
     var account: CalendarAccount
     var options = CalDAVProvider.Options(defaultTimeZone: TimeZone(identifier: "UTC") ?? .current)
-    let now = Date()
+    /// The instant syncs take as now (tests move it to slide the window).
+    var now = Date()
 
     init() throws {
         radicale = try RadicaleServer(users: [user: password])
