@@ -16,7 +16,7 @@ struct StenoTarget {
     let now: Date
     let remoteID: String
 
-    init(folder: String, radicale: RadicaleServer, run: CalDAVBenchmarkRun, transport: HTTPTransport) async throws {
+    init(folder: String, radicale: RadicaleServer, run: CalDAVBenchmarkRun, transport: HTTPTransport, listsByTimeRange: Bool = true) async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         catalog = try await SQLiteCatalog.open(path: folder + "/catalog.sqlite")
         let owner = try await catalog.addUser(UserDraft(name: "bench", emails: ["bench@example.com"]))
@@ -28,7 +28,7 @@ struct StenoTarget {
             transport: transport,
             options: CalDAVProvider.Options(
                 multigetChunkSize: run.settings.chunk, concurrentRequests: run.settings.concurrency,
-                defaultTimeZone: TimeZone(identifier: "UTC") ?? .current))
+                defaultTimeZone: TimeZone(identifier: "UTC") ?? .current, listsByTimeRange: listsByTimeRange))
         mirror = TimedMirror(CatalogCalendarMirror(store: catalog, accountID: accountID, secrets: nil))
         now = run.now
         remoteID = "/\(run.user)/\(run.calendarName)/"

@@ -25,10 +25,14 @@ struct CalDAVBenchmark: ParsableCommand {
     @Option(help: "calendar-multiget REPORTs in flight.") var concurrency = 2
     @Option(help: "Repetitions of the full and incremental syncs (min and median printed).") var runs = 1
     @Flag(help: "Skip vdirsyncer (Steno's figures only).") var skipVdirsyncer = false
+    @Option(
+        help: "Instead: spread the events (weekly series and single) over this many years up to now and compare the first sync's bytes and requests, listed by the window's time range, with the full download (target: ≥ 5× fewer bytes).")
+    var historyYears: Int?
 
     func run() throws {
         let settings = Settings(
-            events: events, changes: changes, chunk: chunk, concurrency: concurrency, runs: runs, vdirsyncer: !skipVdirsyncer)
+            events: events, changes: changes, chunk: chunk, concurrency: concurrency, runs: runs, vdirsyncer: !skipVdirsyncer,
+            historyYears: historyYears)
         let outcome = ResultBox()
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -50,6 +54,7 @@ struct CalDAVBenchmark: ParsableCommand {
         var concurrency: Int
         var runs: Int
         var vdirsyncer: Bool
+        var historyYears: Int?
     }
 
     /// The error of the async run, handed back to the synchronous command.
@@ -73,7 +78,12 @@ struct CalDAVBenchmarkRun {
         print("writing \(settings.events) events into Radicale's storage…")
         let generationStart = Date()
         let radicale = try RadicaleServer(users: [user: password]) { storage in
-            try writeCollection(into: storage + "/collection-root/\(user)/\(calendarName)")
+            let folder = storage + "/collection-root/\(user)/\(calendarName)"
+            if let years = settings.historyYears {
+                try writeHistory(into: folder, years: years)
+            } else {
+                try writeCollection(into: folder)
+            }
         }
         defer { radicale.shutdown() }
         print(String(format: "generated in %.1f s; Radicale (default limits) on %@", Date().timeIntervalSince(generationStart),
@@ -81,7 +91,11 @@ struct CalDAVBenchmarkRun {
         // Radicale parses all 10,000 items on first touch (the untimed warm-up): minutes on a loaded machine.
         let transport = HTTPTransport(requestTimeout: .seconds(900))
         do {
-            try await measure(radicale: radicale, transport: transport)
+            if settings.historyYears != nil {
+                try await measureFirstSyncs(radicale: radicale, transport: transport)
+            } else {
+                try await measure(radicale: radicale, transport: transport)
+            }
         } catch {
             try? await transport.shutdown()
             throw error
@@ -92,23 +106,7 @@ struct CalDAVBenchmarkRun {
     private func measure(radicale: RadicaleServer, transport: HTTPTransport) async throws {
         let collection = radicale.collectionURL(user: user, name: calendarName)
         let authorization = HTTPAuthorization.basic(user: user, password: password)
-        // The events were written straight into Radicale's storage, bypassing PUT: Radicale
-        // parses every item on first access and builds its item cache, and builds the sync
-        // history (which PUT maintains item by item) on the first sync-token request. Bring it
-        // to the state of a server whose events arrived by PUT, untimed: an item listing
-        // (what vdirsyncer needs warm) and the collection's sync token (what Steno needs).
-        let warmStart = Date()
-        for body in [
-            #"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>"#,
-            #"<d:propfind xmlns:d="DAV:"><d:prop><d:sync-token/></d:prop></d:propfind>"#,
-        ].enumerated() {
-            let warm = try await transport.send(HTTPRequestValue(
-                method: "PROPFIND", url: collection, headers: [("Authorization", authorization), ("Depth", body.offset == 0 ? "1" : "0")],
-                body: Data(body.element.utf8)))
-            guard warm.status == 207 else { throw RadicaleServerError("warm-up PROPFIND → HTTP \(warm.status): \(warm.text.prefix(300))") }
-        }
-        print(String(format: "Radicale item cache and sync history built in %.1f s (untimed, as if the events had been PUT)\n",
-                     Date().timeIntervalSince(warmStart)))
+        try await warmUp(collection: collection, authorization: authorization, transport: transport)
 
         var vdirsyncerWorks = settings.vdirsyncer
         var steno = (full: [SyncSample](), incremental: [SyncSample]())
@@ -153,6 +151,27 @@ struct CalDAVBenchmarkRun {
         }
         print("")
         printTable(steno: steno, vdirsyncer: vdirsyncer, consistent: consistent)
+    }
+
+    /// Brings Radicale to the state of a server whose events arrived by PUT, untimed.
+    func warmUp(collection: URL, authorization: String, transport: HTTPTransport) async throws {
+        // The events were written straight into Radicale's storage, bypassing PUT: Radicale
+        // parses every item on first access and builds its item cache, and builds the sync
+        // history (which PUT maintains item by item) on the first sync-token request. Bring it
+        // to the state of a server whose events arrived by PUT, untimed: an item listing
+        // (what vdirsyncer needs warm) and the collection's sync token (what Steno needs).
+        let warmStart = Date()
+        for body in [
+            #"<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>"#,
+            #"<d:propfind xmlns:d="DAV:"><d:prop><d:sync-token/></d:prop></d:propfind>"#,
+        ].enumerated() {
+            let warm = try await transport.send(HTTPRequestValue(
+                method: "PROPFIND", url: collection, headers: [("Authorization", authorization), ("Depth", body.offset == 0 ? "1" : "0")],
+                body: Data(body.element.utf8)))
+            guard warm.status == 207 else { throw RadicaleServerError("warm-up PROPFIND → HTTP \(warm.status): \(warm.text.prefix(300))") }
+        }
+        print(String(format: "Radicale item cache and sync history built in %.1f s (untimed, as if the events had been PUT)\n",
+                     Date().timeIntervalSince(warmStart)))
     }
 
     private func printTable(

@@ -98,11 +98,7 @@ public struct ICSProvider: CalendarProvider {
             for event in calendar.events where !event.uid.isEmpty && resources[document.resourcePrefix + event.uid] == nil {
                 resources[document.resourcePrefix + event.uid] = []
             }
-            for occurrence in calendar.occurrences(in: context.window, defaultTimeZone: defaultTimeZone) {
-                let key = occurrence.uid.isEmpty ? "no-uid-\(MeetingIdentity.basicUTC(occurrence.start))" : occurrence.uid
-                let resource = document.resourcePrefix + key
-                resources[resource, default: []].append(occurrence.mirrored(resource: resource))
-            }
+            Self.addOccurrences(of: calendar, in: context.window, prefix: document.resourcePrefix, defaultTimeZone: defaultTimeZone, to: &resources)
         }
         let changes = CalendarChangeSet(
             calendar: CalendarDescriptor(
@@ -115,6 +111,18 @@ public struct ICSProvider: CalendarProvider {
         try await context.mirror.removeCalendars(except: [source.description])
         context.progress(CalendarSyncProgress(calendarsDone: 1, calendarsTotal: 1))
         return report
+    }
+
+    /// Adds the occurrences of `calendar` within `window` to `resources`, keyed by the
+    /// document's prefix and the event's UID (its start for an event without one).
+    static func addOccurrences(
+        of calendar: ICalendar, in window: DateInterval, prefix: String, defaultTimeZone: TimeZone, to resources: inout [String: [EventOccurrence]]
+    ) {
+        for occurrence in calendar.occurrences(in: window, defaultTimeZone: defaultTimeZone) {
+            let key = occurrence.uid.isEmpty ? "no-uid-\(MeetingIdentity.basicUTC(occurrence.start))" : occurrence.uid
+            let resource = prefix + key
+            resources[resource, default: []].append(occurrence.mirrored(resource: resource))
+        }
     }
 
     /// Whether a local source (file or folder) changed since the stored sync state: files

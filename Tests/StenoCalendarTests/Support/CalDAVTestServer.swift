@@ -65,6 +65,15 @@ final class CalDAVTestServer: @unchecked Sendable {
         return try await provider.sync(context)
     }
 
+    /// Asks the server for the history of `spans`, as the service would after syncs.
+    func fetchHistory(_ spans: [DateInterval]) async throws -> CalendarSyncReport {
+        let provider = CalDAVProvider(transport: transport, options: options)
+        let context = CalendarSyncContext(
+            account: await mirror.account(account), credentials: CalendarCredentials(password: password),
+            window: ICalendar.mirroredWindow(around: now), mirror: mirror, logger: Logger(label: "caldav-test"))
+        return try await provider.fetchHistory(spans, context: context)
+    }
+
     /// An instant `days` days and `hours` hours from now, on a whole hour.
     func at(days: Double, hours: Double = 0) -> Date {
         let hour = (now.timeIntervalSince1970 / 3600).rounded(.down) * 3600

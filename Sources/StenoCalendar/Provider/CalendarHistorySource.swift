@@ -1,0 +1,14 @@
+import Foundation
+import StenoCore
+
+/// A provider that can mirror spans of an account's history on demand: the events of
+/// recordings dated outside the mirrored window, which syncs never look at.
+public protocol CalendarHistorySource: Sendable {
+    /// Mirrors the events of the account's calendars with an occurrence in each of `spans`,
+    /// each expanded within its span only (occurrences elsewhere are left as the mirror holds
+    /// them). Sync states are not touched: a history fetch is not a sync.
+    ///
+    /// - Returns: the requests made, bytes received and changes applied.
+    /// - Throws: ``CalendarSyncError`` when the account cannot be read.
+    func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport
+}
