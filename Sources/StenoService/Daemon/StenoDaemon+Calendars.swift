@@ -16,6 +16,7 @@ extension StenoDaemon {
         let signIns: DeviceSignIns
         let writeBack: CalendarWriteBack
         let verifier: SourceEventVerifier
+        let history: CalendarHistoryFetcher
     }
 
     /// Loads the secrets key (creating it on first start) and builds the providers.
@@ -37,9 +38,11 @@ extension StenoDaemon {
         let graph = GraphProvider(
             transport: transport, mappedMailboxes: { try await Self.userEmails(store: store) },
             sharedSlots: configuration.postgres == nil ? nil : CatalogMailboxSlots(leases: store))
+        let ics = ICSProvider(transport: transport, defaultTimeZone: zone)
+        let caldav = CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: zone))
         let providers: [any CalendarProvider] = [
-            ICSProvider(transport: transport, defaultTimeZone: zone),
-            CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: zone)),
+            ics,
+            caldav,
             graph,
             DeviceCalendarProvider(),
         ]
@@ -53,7 +56,9 @@ extension StenoDaemon {
             transport: transport, secrets: secrets, providers: providers, syncer: syncer, signIns: DeviceSignIns(store: store, logger: logger),
             writeBack: CalendarWriteBack(
                 store: store, writers: writers, secrets: secrets, logger: logger, memberNetworks: configuration.calendars.memberNetworks),
-            verifier: SourceEventVerifier(store: store, lookups: lookups, secrets: secrets, settings: configuration.calendars, logger: logger))
+            verifier: SourceEventVerifier(store: store, lookups: lookups, secrets: secrets, settings: configuration.calendars, logger: logger),
+            history: CalendarHistoryFetcher(
+                store: store, sources: [.ics: ics, .caldav: caldav], secrets: secrets, settings: configuration.calendars, logger: logger))
     }
 
     /// Every Steno user's emails: the mailboxes an organisation Graph account without a user

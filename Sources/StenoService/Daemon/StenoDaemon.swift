@@ -70,7 +70,8 @@ public struct StenoDaemon: Sendable {
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
         let calendars = makeCalendarRuntime(store: store)
         await URLCredentials.moveStoredCredentials(store: store, secrets: calendars.secrets, logger: logger)
-        let linker = RecordingLinker(store: store, policy: configuration.links.policy, verifier: calendars.verifier)
+        let linker = RecordingLinker(
+            store: store, policy: configuration.links.policy, verifier: calendars.verifier, history: calendars.history)
         let handlers = jobHandlers(store: store, queue: queue)
             + [CalendarSyncJobHandler(syncer: calendars.syncer, queue: queue)] + linkJobHandlers(store: store, linker: linker)
         let (pool, scheduler) = makeJobServices(queue: queue, fires: store, handlers: handlers)

@@ -34,6 +34,7 @@ extension RecordingLinker {
         var lostTheirMeeting: [Int64] = []
         let (facts, existing) = try await factsAndLinks(recordingIDs)
         let work = facts.filter { existing[$0.facts.recordingID]?.isManual != true }
+        await history?.fetch(around: work.map { ($0.ownerID, $0.facts.recordedAt) })
         let stale = try await pipelined(Self.byOwner(work)) { items in
             var updates: [LinkUpdate] = []
             for (facts, decision) in try await decide(items).decisions {
@@ -75,6 +76,8 @@ extension RecordingLinker {
     private func revalidate(recordingIDs: [Int64], retries: Int) async throws -> [RevalidationAction: Int] {
         var counts: [RevalidationAction: Int] = [:]
         let (facts, links) = try await factsAndLinks(recordingIDs)
+        // Links to old meetings are judged against the same history a link would be made from.
+        await history?.fetch(around: facts.filter { links[$0.facts.recordingID] != nil }.map { ($0.ownerID, $0.facts.recordedAt) })
         var unverified: Set<Int64> = []
         if let verifier {
             let window = verifier.mirroredWindow()

@@ -12,12 +12,18 @@ public struct RecordingLinker: Sendable {
     /// Asks the sources about linked events outside the mirrored window before revalidation
     /// judges their links; nil: the mirror answers for every event.
     let verifier: SourceEventVerifier?
+    /// Mirrors the history around recordings dated outside the mirrored window before they
+    /// are decided; nil: only the mirror is searched.
+    let history: CalendarHistoryFetcher?
 
     /// A linker over `store`.
-    public init(store: any CatalogStore, policy: LinkPolicy = LinkPolicy(), verifier: SourceEventVerifier? = nil) {
+    public init(
+        store: any CatalogStore, policy: LinkPolicy = LinkPolicy(), verifier: SourceEventVerifier? = nil, history: CalendarHistoryFetcher? = nil
+    ) {
         self.store = store
         self.policy = policy
         self.verifier = verifier
+        self.history = history
     }
 
     /// What the linker would decide for a recording now, without writing: `explain`.
@@ -42,6 +48,7 @@ public struct RecordingLinker: Sendable {
             guard let (facts, ownerID) = try await store.linkFacts(recordingID: recordingID) else { return nil }
             let existing = try await store.link(recordingID: recordingID)
             if existing?.isManual == true { return nil }
+            await history?.fetch(around: [(ownerID, facts.recordedAt)])
             let decision = try await decide(facts, ownerID: ownerID)
             let eventID = decision.chosen?.candidate.eventID
             if let existing, existing.state == decision.state, existing.eventID == eventID, existing.method == decision.method {
