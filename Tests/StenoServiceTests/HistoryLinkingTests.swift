@@ -3,6 +3,7 @@ import Logging
 import StenoCalendar
 import StenoCore
 import StenoStore
+import StenoTestTraits
 import StenoTesting
 import Synchronization
 import Testing
@@ -12,7 +13,7 @@ import Testing
 /// Recordings dated 13 months and 3 years back link to meetings their owner's ICS and CalDAV
 /// (Radicale) accounts hold only outside the mirrored window: the linker asks for that history.
 @Suite(
-    "Linking old recordings through history on demand", .serialized,
+    "Linking old recordings through history on demand", .serialized, .blocksThreads,
     .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
 struct HistoryLinkingTests {
     let root = NSTemporaryDirectory() + "steno-history-" + UUID().uuidString
