@@ -103,9 +103,23 @@ struct RecordingsCLITests {
         for expected in ["ready", "alice", "file-name", "wav", "8000 Hz", "1 ch", "alice/2026-03-04 standup.wav", try #require(standup.contentHash)] {
             #expect(show.stdout.contains(expected), "show lacks \(expected): \(show.stdout)")
         }
+        // The absolute path and the link's meeting (no calendar here: unlinked).
+        let absolute = daemon.inboxDirectory + "/alice/2026-03-04 standup.wav"
+        #expect(show.stdout.contains(absolute) && show.stdout.contains("meeting") && show.stdout.contains("unlinked"), "\(show.stdout)")
         let missing = try steno(daemon, ["recordings", "show", "999999"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("999999"))
+
+        // open: the path for a script, or the player run with it.
+        let opened = try steno(daemon, ["recordings", "open", String(standup.id)])
+        #expect(opened.status == 0 && opened.stdout == absolute + "\n", "\(opened)")
+        let stenoPath = try TestDaemon.executable(named: "steno")
+        let played = try runCommand(
+            stenoPath, ["--socket", daemon.socketPath, "recordings", "open", String(standup.id)], environment: ["STENO_PLAYER": "echo"])
+        #expect(played.status == 0 && played.stdout == absolute + "\n", "\(played)")
+        let refused = try runCommand(
+            stenoPath, ["--socket", daemon.socketPath, "recordings", "open", String(standup.id)], environment: ["STENO_PLAYER": "false"])
+        #expect(refused.status == 1)
     }
 
     @Test func ingestWithoutWaitQueuesAndSaysHowToFollow() throws {

@@ -7,7 +7,7 @@ import StenoCore
 struct RecordingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recordings", abstract: "List and inspect recordings.",
-        subcommands: [List.self, Show.self, ExplainCommand.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, Open.self, ExplainCommand.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List recordings you may see (admins: all).")
@@ -49,7 +49,11 @@ struct RecordingsCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let recording = try global.withClient { try $0.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id)) }
+                let (recording, link, inbox) = try global.withClient { client in
+                    let recording = try client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id))
+                    let link = try client.call(StenoMethods.recordingsExplain, RecordingReferenceParams(id: id)).stored
+                    return (recording, link, try client.call(StenoMethods.systemStatus).inboxPath)
+                }
                 var table = TableWriter(["FIELD", "VALUE"])
                 table.add(["id", String(recording.id)])
                 table.add(["status", recording.status.rawValue + (recording.failureReason.map { ": " + $0 } ?? "")])
@@ -60,15 +64,82 @@ struct RecordingsCommand: ParsableCommand {
                 table.add(["format", [recording.format, recording.codec].compactMap { $0 }.joined(separator: " / ")])
                 table.add(["audio", [recording.sampleRate.map { "\($0) Hz" }, recording.channels.map { "\($0) ch" }].compactMap { $0 }.joined(separator: ", ")])
                 table.add(["size", "\(recording.size) bytes"])
-                for path in recording.paths { table.add(["path", path.path + (path.isPresent ? "" : " (gone)")]) }
+                table.add(["meeting", RecordingsCommand.meeting(link)])
+                for path in recording.paths {
+                    table.add(["path", RecordingsCommand.absolute(path.path, inbox: inbox) + (path.isPresent ? "" : " (gone)")])
+                }
                 if let title = recording.title { table.add(["title", title]) }
                 if let uid = recording.iCalUIDHint { table.add(["iCalUId hint", uid]) }
                 if let event = recording.eventIDHint { table.add(["event id hint", event]) }
                 table.add(["sha-256", recording.contentHash ?? "-"])
                 if let transcript = recording.transcript { table.add(["transcript", String(transcript.prefix(200))]) }
-                Output.print(Output.json(recording), table: table, format: global.format)
+                var json = Output.json(recording)
+                if case .object(var fields) = json {
+                    fields["link"] = Output.json(link)
+                    fields["absolutePaths"] = .array(recording.paths.map { .string(RecordingsCommand.absolute($0.path, inbox: inbox)) })
+                    json = .object(fields)
+                }
+                Output.print(json, table: table, format: global.format)
             }
         }
+    }
+
+    struct Open: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a recording's file path, or play it with $STENO_PLAYER.",
+            discussion: """
+                Prints the absolute path of the recording's file (the first one still present). With STENO_PLAYER set, runs that program with the path instead and exits with its status.
+
+                Examples:
+                  steno recordings open 42
+                  STENO_PLAYER=mpv steno recordings open 42
+                  cp "$(steno recordings open 42)" ~/Desktop/
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The recording id.") var id: Int64
+
+        func run() throws {
+            try reportingFailures {
+                let (recording, inbox) = try global.withClient { client in
+                    (try client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id)), try client.call(StenoMethods.systemStatus).inboxPath)
+                }
+                guard let present = recording.paths.first(where: \.isPresent) else {
+                    throw CLIFailure(message: "recording \(id) has no file left in the inbox (its paths are gone)", exitCode: 1)
+                }
+                let path = RecordingsCommand.absolute(present.path, inbox: inbox)
+                guard let player = ProcessInfo.processInfo.environment["STENO_PLAYER"], !player.isEmpty else {
+                    // A file name comes from outside: raw for a pipe (a script needs the real path), made safe on a terminal.
+                    Output.line(isatty(STDOUT_FILENO) == 1 ? TerminalText.clean(path) : path)
+                    return
+                }
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = [player, path]
+                do {
+                    try process.run()
+                } catch {
+                    throw CLIFailure(message: "could not run STENO_PLAYER=\(player): \(error.localizedDescription)", exitCode: 1)
+                }
+                process.waitUntilExit()
+                if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+            }
+        }
+    }
+
+    /// A recording's path as the daemon sees it: inbox paths are stored relative to the inbox.
+    static func absolute(_ path: String, inbox: String) -> String {
+        path.hasPrefix("/") ? path : (inbox.hasSuffix("/") ? inbox : inbox + "/") + path
+    }
+
+    /// The link's meeting in one line: title, start, how it was linked.
+    static func meeting(_ link: LinkSummary?) -> String {
+        guard let link else { return "-" }
+        var words: [String] = [link.state.rawValue]
+        if let method = link.method { words.append("by " + (link.isManual ? "hand" : method.rawValue)) }
+        guard let meeting = link.meeting else { return words.joined(separator: " ") }
+        let title = link.meetingTitle ?? "meeting \(meeting)"
+        let start = link.meetingStart.map { " at " + Output.date($0) } ?? ""
+        return "\(title)\(start) (meeting \(meeting); \(words.joined(separator: " ")))"
     }
 
     static func table(_ recordings: [Recording], reasons: Bool) -> TableWriter {
