@@ -106,6 +106,9 @@ struct RecordingsCLITests {
         // The absolute path and the link's meeting (no calendar here: unlinked).
         let absolute = daemon.inboxDirectory + "/alice/2026-03-04 standup.wav"
         #expect(show.stdout.contains(absolute) && show.stdout.contains("meeting") && show.stdout.contains("unlinked"), "\(show.stdout)")
+        // A failed recording has no link to explain; its show still answers, with the reason.
+        let brokenShow = try steno(daemon, ["recordings", "show", String(try #require(failed.first?.id))])
+        #expect(brokenShow.status == 0 && brokenShow.stdout.contains(daemon.inboxDirectory + "/alice/broken.wav"), "\(brokenShow)")
         let missing = try steno(daemon, ["recordings", "show", "999999"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("999999"))
