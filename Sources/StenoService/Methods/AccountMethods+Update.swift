@@ -47,14 +47,7 @@ extension AccountMethods {
         let renewed = try await store.renewAccount(
             id: account.id, displayName: name, settings: settings, sealedSecret: try credentials.map(secrets.seal), movedCalendar: moved,
             now: Date())
-        var jobID: Int64?
-        if params.sync ?? true {
-            jobID = try await queue.enqueue(CalendarSyncJobHandler.draft(accountID: renewed.id, priority: JobPriority.interactive)).job.id
-        }
-        guard let summary = try await summaries(ownerID: renewed.ownerID).first(where: { $0.id == renewed.id }) else {
-            throw RPCError.notFound("no calendar account \(renewed.id)")
-        }
-        return AccountAddResult(account: summary, job: jobID)
+        return try await syncQueued(renewed, if: params.sync ?? true)
     }
 
     /// The stored credentials with the new ones in: a password replaces OAuth tokens, an

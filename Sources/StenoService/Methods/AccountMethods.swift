@@ -110,12 +110,18 @@ struct AccountMethods: Sendable {
         let account = try await store.addAccount(
             CalendarAccountDraft(provider: params.provider, ownerID: owner.id, displayName: name, settings: settings, sealedSecret: sealed),
             now: Date())
+        return try await syncQueued(account, if: params.sync ?? true)
+    }
+
+    /// The answer of `accounts.add` and `accounts.update`: the account's summary, and the
+    /// sync queued at once unless the caller asked not to.
+    func syncQueued(_ account: CalendarAccount, if sync: Bool) async throws -> AccountAddResult {
         var jobID: Int64?
-        if params.sync ?? true {
+        if sync {
             jobID = try await queue.enqueue(CalendarSyncJobHandler.draft(accountID: account.id, priority: JobPriority.interactive)).job.id
         }
-        guard let summary = try await summaries(ownerID: owner.id).first(where: { $0.id == account.id }) else {
-            throw RPCError.internalError("the new account \(account.id) vanished")
+        guard let summary = try await summaries(ownerID: account.ownerID).first(where: { $0.id == account.id }) else {
+            throw RPCError.notFound("no calendar account \(account.id)")
         }
         return AccountAddResult(account: summary, job: jobID)
     }
