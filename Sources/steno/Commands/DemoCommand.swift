@@ -50,7 +50,7 @@ struct DemoCommand: ParsableCommand {
             let client = try Self.waitForDaemon(socket: socket, process: process, log: log)
 
             Output.say("Steno demo: a daemon on a temporary catalog in \(root)\n")
-            for user in Self.demoUsers {
+            for user in Self.demoUsers(you: getuid()) {
                 _ = try? client.call(StenoMethods.usersAdd, user)
             }
             let staged = (try? FileManager.default.contentsOfDirectory(atPath: inbox + "/alice"))?
@@ -72,7 +72,14 @@ struct DemoCommand: ParsableCommand {
             Output.sayTable(counts)
 
             if keep {
-                Output.say("\nThe daemon keeps running. In another terminal:\n  export STENO_SOCKET=\(socket)\n  steno status\nPress Ctrl-C to stop it.")
+                Output.say("""
+
+                    The daemon keeps running; you are its alice (an admin). In another terminal:
+                      export STENO_SOCKET=\(socket)
+                      export INBOX=\(inbox)
+                      steno status
+                    Press Ctrl-C to stop it.
+                    """)
                 signal(SIGINT, SIG_IGN)  // Ctrl-C reaches the daemon too; it shuts down gracefully.
                 process.waitUntilExit()
             }
@@ -121,10 +128,12 @@ struct DemoCommand: ParsableCommand {
         Output.say("")
     }
 
-    static let demoUsers = [
-        UserAddParams(name: "alice", displayName: "Alice Martin", emails: ["alice@example.com"], role: .admin),
+    /// Alice is the person running the demo (their uid), so commands that act for the caller —
+    /// pairing a phone, adding an account without `--owner` — work in the tour as written.
+    static func demoUsers(you uid: uid_t) -> [UserAddParams] { [
+        UserAddParams(name: "alice", displayName: "Alice Martin", emails: ["alice@example.com"], uids: [uid], role: .admin),
         UserAddParams(name: "bob", displayName: "Bob Chen", emails: ["bob@example.com"], role: .member),
-    ]
+    ] }
 
     /// Copies the sample recordings (with their sidecars) into `inbox/alice/`.
     static func stageSamples(from media: URL, into inbox: String) throws {
