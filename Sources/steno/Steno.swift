@@ -13,13 +13,19 @@ struct Steno: ParsableCommand {
             ~/.config/steno/client.toml or /etc/steno/client.toml, else $XDG_RUNTIME_DIR/steno/stenod.sock
             or /run/steno/stenod.sock, whichever answers.
             Exit codes: 0 ok, 1 failed, 3 daemon not running, 4 not found, 5 not permitted, 64 usage.
+
+            Examples:
+              steno status              # the daemon's state and who you are
+              steno recordings          # the newest recordings you may see
+              steno links --ambiguous   # links that need a person
+              steno meetings --help     # one command's options and examples
             """,
         version: "0.1.0",
         subcommands: [
             StatusCommand.self, RecordingsCommand.self, IngestCommand.self, AccountsCommand.self, CalendarsCommand.self, SyncCommand.self, DevicesCommand.self,
             MeetingsCommand.self, AttendeesCommand.self, SearchCommand.self,
             LinksCommand.self, LinkCommand.self, UnlinkCommand.self, RevalidateCommand.self,
-            UsersCommand.self, JobsCommand.self, AdminCommand.self, DoctorCommand.self, CallCommand.self, DemoCommand.self,
+            UsersCommand.self, JobsCommand.self, AdminCommand.self, DoctorCommand.self, CallCommand.self, DemoCommand.self, ManualCommand.self,
         ]
     )
 

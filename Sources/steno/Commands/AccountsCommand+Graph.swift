@@ -16,6 +16,15 @@ extension AccountsCommand {
                 An organisation's calendars (application permission Calendars.Read, granted by an admin):
                   steno accounts add graph --tenant ID --client-id APP-ID --client-secret-file F [--users a@corp,b@corp]
                 Without --users, every Steno user's email is read. --authority and --graph-url point at national clouds.
+
+                Examples:
+                  # your own calendars (device sign-in)
+                  steno accounts add graph --client-id APP-ID --wait
+                  # with write access
+                  steno accounts add graph --client-id APP-ID --write --wait
+                  # an organisation's mailboxes, with an app secret
+                  steno accounts add graph --tenant contoso.com --client-id APP-ID \\
+                      --client-secret-file app.secret --users a@contoso.com,b@contoso.com
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(name: .long, help: "The tenant: common (default), organizations, or a tenant id or domain.") var tenant: String?
@@ -53,7 +62,16 @@ extension AccountsCommand {
     /// `steno accounts signin ID`: signs a Graph account in again (its sign-in expired or was revoked).
     struct SignIn: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "signin", abstract: "Sign a Microsoft 365 account in again (or give an organisation account a new secret).")
+            commandName: "signin", abstract: "Sign a Microsoft 365 account in again (or give an organisation account a new secret).",
+            discussion: """
+                Examples:
+                  # its sign-in expired or was revoked
+                  steno accounts signin 3 --wait
+                  # ask for write access too
+                  steno accounts signin 3 --write --wait
+                  # an organisation account's new secret
+                  steno accounts signin 4 --client-secret-file new.secret
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The account's id.") var id: Int64
         @Option(name: .customLong("client-secret-file"), help: "Organisation account: a file holding the new client secret.")

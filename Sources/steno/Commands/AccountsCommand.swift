@@ -7,10 +7,22 @@ import StenoCore
 struct AccountsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts", abstract: "Add, list and remove calendar accounts (ICS files or URLs, CalDAV servers, Microsoft 365).",
+        discussion: """
+            Examples:
+              steno accounts                               # health: last success, last error, next sync
+              steno accounts add ics team.ics --wait       # mirror a calendar file
+              steno accounts update 2 --password-file pw   # new credentials, same mirror
+              steno accounts remove 2                      # the account and its events
+            """,
         subcommands: [List.self, Add.self, Update.self, Remove.self, SignIn.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List calendar accounts with their health: last success, last error, next sync.")
+        static let configuration = CommandConfiguration(abstract: "List calendar accounts with their health: last success, last error, next sync.",
+            discussion: """
+                Examples:
+                  steno accounts                      # yours (admins: every account)
+                  steno accounts list --owner alice   # alice's (admins)
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
         @Option(name: .long, help: "Only this owner's accounts (admins).") var owner: String?
@@ -39,14 +51,28 @@ struct AccountsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a calendar account and sync it.", subcommands: [ICS.self, CalDAV.self, Graph.self, Device.self])
+            abstract: "Add a calendar account and sync it.",
+            discussion: """
+                Examples:
+                  # a calendar file, folder or URL
+                  steno accounts add ics https://example.com/team.ics --wait
+                  # iCloud, with an app-specific password
+                  steno accounts add caldav --url https://caldav.icloud.com/ \\
+                      --user me@icloud.com --password-file ~/.icloud-app-pw
+                  # Microsoft 365: open the URL shown, enter the code
+                  steno accounts add graph --client-id APP-ID --wait
+                """, subcommands: [ICS.self, CalDAV.self, Graph.self, Device.self])
     }
 
     /// `device` accounts belong to a phone and come with its token, so they are made by
     /// `steno devices`; this answers a person who looks for them here, without asking the daemon.
     struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "device", abstract: "Devices (iPhones with the Steno agent) are added with steno devices add or steno devices pair.")
+            commandName: "device", abstract: "Devices (iPhones with the Steno agent) are added with steno devices add or steno devices pair.",
+            discussion: """
+                Examples:
+                  steno devices pair --label my-iphone   # a code to type on the phone
+                """)
         @Argument(parsing: .allUnrecognized, help: .hidden) var ignored: [String] = []
 
         func run() throws {
@@ -63,7 +89,15 @@ struct AccountsCommand: ParsableCommand {
 
     struct ICS: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "ics", abstract: "Mirror a .ics file, a folder of .ics files, or an http(s)/webcal URL.")
+            commandName: "ics", abstract: "Mirror a .ics file, a folder of .ics files, or an http(s)/webcal URL.",
+            discussion: """
+                Examples:
+                  # a file on the daemon's machine
+                  steno accounts add ics Media/calendars/team.ics --wait
+                  # a URL behind a password, for bob (admins)
+                  steno accounts add ics https://cal.example/team.ics \\
+                      --user bob --password-file pw --owner bob
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "A .ics file or folder on the daemon's machine, or a URL.") var source: String
         @Option(name: .long, help: "The owner (name, email or id; admins). Default: you.") var owner: String?
@@ -90,6 +124,13 @@ struct AccountsCommand: ParsableCommand {
             discussion: """
                 Basic authentication: --user and --password-file (for iCloud, an app-specific password).
                 OAuth 2.0: --bearer-token-file, and to renew it --refresh-token-file --token-url --client-id [--client-secret-file].
+
+                Examples:
+                  # iCloud, with an app-specific password
+                  steno accounts add caldav --url https://caldav.icloud.com/ \\
+                      --user me@icloud.com --password-file ~/.icloud-app-pw --wait
+                  # a server taking a bearer token
+                  steno accounts add caldav --url https://dav.example/ --bearer-token-file token
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(name: .long, help: "The server (or principal) URL, e.g. https://caldav.icloud.com/.") var url: String
@@ -177,7 +218,11 @@ struct AccountsCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove an account and its mirrored events (links keep their cached meeting and attendees).")
+            abstract: "Remove an account and its mirrored events (links keep their cached meeting and attendees).",
+            discussion: """
+                Examples:
+                  steno accounts remove 2   # links keep their cached meeting and attendees
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The account's id.") var id: Int64
 

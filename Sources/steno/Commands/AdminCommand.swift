@@ -5,12 +5,23 @@ import StenoAPI
 /// `steno admin …`: operations on the daemon's data.
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin", abstract: "Administer the daemon's data.", subcommands: [Backup.self])
+        commandName: "admin", abstract: "Administer the daemon's data.",
+        discussion: """
+            Examples:
+              # a consistent copy while serving
+              steno admin backup /var/lib/steno/backups/today.sqlite
+            """, subcommands: [Backup.self])
 
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a consistent copy of the catalog while the daemon keeps serving.",
-            discussion: "The daemon writes FILE itself, so it must be a path the daemon's user can create.")
+            discussion: """
+                The daemon writes FILE itself, so it must be a path the daemon's user can create.
+
+                Examples:
+                  # the unit of deploy/ lets stenod write there
+                  steno admin backup /var/lib/steno/backups/today.sqlite
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The backup file to create (must not exist).") var file: String
 

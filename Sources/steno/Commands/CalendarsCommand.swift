@@ -6,7 +6,12 @@ import StenoCore
 /// `steno calendars [--account ID]`: the mirrored calendars.
 struct CalendarsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "calendars", abstract: "List the mirrored calendars of your accounts (admins: all) with event counts.")
+        commandName: "calendars", abstract: "List the mirrored calendars of your accounts (admins: all) with event counts.",
+        discussion: """
+            Examples:
+              steno calendars               # every mirrored calendar, with its event count
+              steno calendars --account 2   # account 2's
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var list: ListOptions
     @Option(name: .long, help: "Only this account's calendars.") var account: Int64?

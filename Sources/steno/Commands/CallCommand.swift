@@ -5,7 +5,12 @@ import StenoAPI
 struct CallCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "call", abstract: "Call a JSON-RPC method directly and print its JSON result.",
-        discussion: "Example: steno call users.list '{\"limit\": 5}'. `steno call rpc.discover` lists every method.")
+        discussion: """
+            Examples:
+              steno call system.status                    # any method, raw JSON out
+              steno call users.list '{"limit": 5}'        # with parameters (a JSON object)
+              steno call rpc.discover                     # every method, described
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The method, e.g. system.status.") var method: String

@@ -11,7 +11,12 @@ import StenoCore
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a demo daemon on a temporary catalog with the Media/ samples and show the result.")
+        abstract: "Run a demo daemon on a temporary catalog with the Media/ samples and show the result.",
+        discussion: """
+            Examples:
+              steno demo          # show what Steno makes of the samples, then stop
+              steno demo --keep   # keep the daemon running to try commands
+            """)
 
     @Option(name: .long, help: "The samples folder (default ./Media).") var media = "Media"
     @Option(name: .long, help: "The stenod binary (default: next to steno).") var stenod: String?

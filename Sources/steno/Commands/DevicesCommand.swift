@@ -133,7 +133,7 @@ struct DevicesCommand: ParsableCommand {
                 well, remove its account: steno accounts remove ACCOUNT (the "account" of \
                 steno devices --json).
 
-                Example:
+                Examples:
                   steno devices revoke 3
                 """)
         @OptionGroup var global: GlobalOptions

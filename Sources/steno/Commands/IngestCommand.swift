@@ -9,7 +9,12 @@ import StenoCore
 /// `steno ingest PATH… [--wait]`: read files of the inbox now, ahead of the watcher.
 struct IngestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ingest", abstract: "Ingest inbox files or folders now (the watcher does it by itself too).")
+        commandName: "ingest", abstract: "Ingest inbox files or folders now (the watcher does it by itself too).",
+        discussion: """
+            Examples:
+              steno ingest $INBOX/alice --wait        # a whole folder, with a progress bar
+              steno ingest $INBOX/alice/standup.m4a   # one file, without waiting
+            """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Files or folders inside the daemon's inbox.") var paths: [String]

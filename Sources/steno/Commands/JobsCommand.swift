@@ -7,10 +7,20 @@ import StenoCore
 struct JobsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "jobs", abstract: "List, show, retry and cancel background jobs.",
+        discussion: """
+            Examples:
+              steno jobs                              # the queue
+              steno jobs --state dead --kind ingest   # what gave up, and why
+              steno jobs retry 42                     # run job 42 again (admin)
+            """,
         subcommands: [List.self, Show.self, Retry.self, Cancel.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.")
+        static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.",
+            discussion: """
+                Examples:
+                  steno jobs --state failed --kind calendar.sync   # syncs waiting to retry
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
         @Option(name: .long, help: "Only jobs in this state: queued, running, succeeded, failed, dead or cancelled.")
@@ -32,7 +42,11 @@ struct JobsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one job: payload, attempts, lease, last error, result.")
+        static let configuration = CommandConfiguration(abstract: "Show one job: payload, attempts, lease, last error, result.",
+            discussion: """
+                Examples:
+                  steno jobs show 42   # payload, attempts, lease, last error, result
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The job's id.") var id: Int64
 
@@ -46,7 +60,11 @@ struct JobsCommand: ParsableCommand {
 
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Queue a dead, failed, cancelled or succeeded job again, now, with its attempts reset (admin).")
+            abstract: "Queue a dead, failed, cancelled or succeeded job again, now, with its attempts reset (admin).",
+            discussion: """
+                Examples:
+                  steno jobs retry 42   # attempts reset, run now
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The job's id.") var id: Int64
 
@@ -59,7 +77,11 @@ struct JobsCommand: ParsableCommand {
 
     struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Cancel a queued or failed job (admin); a running job finishes or fails on its own.")
+            abstract: "Cancel a queued or failed job (admin); a running job finishes or fails on its own.",
+            discussion: """
+                Examples:
+                  steno jobs cancel 43
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The job's id.") var id: Int64
 

@@ -6,7 +6,11 @@ import StenoCore
 /// `steno recordings explain ID`: every candidate meeting with the terms of its score.
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "explain", abstract: "Show every candidate meeting of a recording, the arithmetic of its score, and why the winner won.")
+        commandName: "explain", abstract: "Show every candidate meeting of a recording, the arithmetic of its score, and why the winner won.",
+        discussion: """
+            Examples:
+              steno recordings explain 7   # every candidate and its score's arithmetic
+            """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The recording id.") var id: Int64
 
@@ -44,10 +48,21 @@ struct ExplainCommand: ParsableCommand {
 struct LinksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "links", abstract: "List links (orphaned, ambiguous, pending…), their history, and hand links back to the linker.",
+        discussion: """
+            Examples:
+              steno links               # each recording's meeting: state, method, score
+              steno links --ambiguous   # too close to call: pick one with steno link
+              steno links history 7     # every change of recording 7's link
+            """,
         subcommands: [List.self, History.self, Reset.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the links of your recordings (admins: all).")
+        static let configuration = CommandConfiguration(abstract: "List the links of your recordings (admins: all).",
+            discussion: """
+                Examples:
+                  steno links --orphaned         # their meeting disappeared at the source
+                  steno links --pending --json   # waiting for a calendar, as JSON
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
         @Flag(name: .long, help: "Only links whose meeting disappeared.") var orphaned = false
@@ -93,7 +108,11 @@ struct LinksCommand: ParsableCommand {
     }
 
     struct History: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every change of a recording's link, oldest first.")
+        static let configuration = CommandConfiguration(abstract: "Every change of a recording's link, oldest first.",
+            discussion: """
+                Examples:
+                  steno links history 7   # who changed it, when and why
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The recording id.") var recording: Int64
 
@@ -199,7 +218,11 @@ struct UnlinkCommand: ParsableCommand {
 /// `steno revalidate [--wait]`: re-check every link now.
 struct RevalidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "revalidate", abstract: "Re-check every link against the calendars now (admin); the nightly run does the same.")
+        commandName: "revalidate", abstract: "Re-check every link against the calendars now (admin); the nightly run does the same.",
+        discussion: """
+            Examples:
+              steno revalidate --wait   # with progress and the counts
+            """)
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Wait for the end; show progress and the counts.") var wait = false
     @Option(name: .long, help: "With --wait: give up after this many seconds.") var timeout: Double = 3600

@@ -12,6 +12,10 @@ extension MeetingsCommand {
                 The event spans the recording (start time and length) in the owner's only writable calendar, or the one
                 named with --calendar (see steno calendars). Microsoft 365 accounts need write access: steno accounts signin ID --write.
                 In a phone's calendar the event waits in the phone's change feed until the Steno agent creates it there.
+
+                Examples:
+                  # an event covering recording 9, linked to it
+                  steno meetings create --for-recording 9 --title "Customer call"
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(name: .customLong("for-recording"), help: "The recording the meeting is for.") var recording: Int64
@@ -31,7 +35,12 @@ extension MeetingsCommand {
     /// `steno meetings rename MEETING TITLE`: a new title at the calendar's provider.
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Rename a meeting in the calendar that holds it (for a recurring meeting: the series).")
+            abstract: "Rename a meeting in the calendar that holds it (for a recurring meeting: the series).",
+            discussion: """
+                Examples:
+                  # at the calendar's provider
+                  steno meetings rename 16 "Acme renewal kickoff"
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The meeting id.") var meeting: Int64
         @Argument(help: "The new title.") var title: String

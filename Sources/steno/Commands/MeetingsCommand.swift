@@ -8,10 +8,28 @@ struct MeetingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meetings",
         abstract: "List meetings you organised or attended (admins: all), show one in full, create or rename one in its calendar.",
+        discussion: """
+            Examples:
+              # the meetings of a day
+              steno meetings --on 2026-11-20
+              # with bob, recorded
+              steno meetings --with bob@corp.example --recorded
+              # one meeting in full
+              steno meetings show 16
+            """,
         subcommands: [List.self, Show.self, Create.self, Rename.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List meetings by start time, with their recordings.")
+        static let configuration = CommandConfiguration(abstract: "List meetings by start time, with their recordings.",
+            discussion: """
+                Examples:
+                  # a range of days
+                  steno meetings --from 2026-11-16 --to 2026-11-20
+                  # standups nobody recorded
+                  steno meetings --title standup --unrecorded
+                  # every row, as CSV
+                  steno meetings list --all -o csv
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
         @Option(name: .long, help: "Starting on or after (ISO 8601, today, yesterday, monday…).") var from: DateArgument?
@@ -53,7 +71,12 @@ struct MeetingsCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show a meeting: time, organizer, attendees with responses, recordings with link method and score.")
+            abstract: "Show a meeting: time, organizer, attendees with responses, recordings with link method and score.",
+            discussion: """
+                Examples:
+                  steno meetings show 16          # attendees with responses, recordings with scores
+                  steno meetings show 16 -o csv   # as FIELD,VALUE rows
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The meeting id.") var id: Int64
 
@@ -103,7 +126,12 @@ struct MeetingsCommand: ParsableCommand {
 /// `steno attendees MEETING`.
 struct AttendeesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "attendees", abstract: "A meeting's attendees with their role and response (cached ones when the meeting is gone).")
+        commandName: "attendees", abstract: "A meeting's attendees with their role and response (cached ones when the meeting is gone).",
+        discussion: """
+            Examples:
+              steno attendees 16          # role and response of each
+              steno attendees 16 -o csv   # for a spreadsheet
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var list: ListOptions
     @Argument(help: "The meeting id.") var meeting: Int64
@@ -130,7 +158,13 @@ struct AttendeesCommand: ParsableCommand {
 /// `steno search TEXT`.
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "search", abstract: "Search meeting titles, attendee names and emails, recording titles and transcripts.")
+        commandName: "search", abstract: "Search meeting titles, attendee names and emails, recording titles and transcripts.",
+        discussion: """
+            Examples:
+              steno search acme renewal      # meetings and recordings with both words
+              steno search zoe@example.com   # an attendee
+              steno search stand             # a prefix: standup, standing…
+            """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var list: ListOptions
     @Argument(help: "Words; each matches as a prefix, all must match.") var words: [String]

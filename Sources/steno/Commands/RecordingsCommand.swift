@@ -7,10 +7,23 @@ import StenoCore
 struct RecordingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recordings", abstract: "List and inspect recordings.",
+        discussion: """
+            Examples:
+              steno recordings             # the newest recordings you may see
+              steno recordings --failed    # files that could not be read, and why
+              steno recordings show 7      # one in full: its meeting, paths, format
+              steno recordings explain 7   # why it is linked as it is
+            """,
         subcommands: [List.self, Show.self, Open.self, ExplainCommand.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List recordings you may see (admins: all).")
+        static let configuration = CommandConfiguration(abstract: "List recordings you may see (admins: all).",
+            discussion: """
+                Examples:
+                  steno recordings --owner alice --from monday   # alice's, since Monday
+                  steno recordings --warnings                    # files cut short, sidecars that disagree
+                  steno recordings list --all -o csv             # every row, as CSV
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
         @Option(name: .long, help: "Only this owner's (name, email or id).") var owner: String?
@@ -43,7 +56,12 @@ struct RecordingsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one recording in full.")
+        static let configuration = CommandConfiguration(abstract: "Show one recording in full.",
+            discussion: """
+                Examples:
+                  steno recordings show 7          # its meeting, absolute paths, format, start time
+                  steno recordings show 7 --json   # the same as JSON
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The recording id.") var id: Int64
 

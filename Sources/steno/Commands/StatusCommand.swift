@@ -4,7 +4,12 @@ import StenoAPI
 /// `steno status`: is the daemon up, what does it hold, who am I to it.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show the daemon's state: uptime, schema, database, device agent listener, counts, queue.")
+        commandName: "status", abstract: "Show the daemon's state: uptime, schema, database, device agent listener, counts, queue.",
+        discussion: """
+            Examples:
+              steno status          # version, uptime, catalog, row counts, queue, who you are
+              steno status --json   # the same, for a script
+            """)
 
     @OptionGroup var global: GlobalOptions
 

@@ -6,7 +6,12 @@ import StenoCore
 /// `steno sync [ACCOUNT] [--wait]`: sync calendar accounts now.
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync", abstract: "Sync calendar accounts now (all of yours, or one), ahead of the schedule.")
+        commandName: "sync", abstract: "Sync calendar accounts now (all of yours, or one), ahead of the schedule.",
+        discussion: """
+            Examples:
+              steno sync --wait     # every account you may sync, and what changed
+              steno sync 2 --wait   # only account 2
+            """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The account's id; all accounts you may sync when absent.") var account: Int64?
     @Flag(name: .long, help: "Wait until the syncs finish; show progress and what changed.") var wait = false

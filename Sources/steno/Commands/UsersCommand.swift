@@ -6,10 +6,23 @@ import StenoCore
 struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Manage users: who may connect, their emails, uids and role.",
+        discussion: """
+            Examples:
+              # who may connect
+              steno users
+              # a member
+              steno users add bob --email bob@corp.example --uid 1002
+              # make bob an admin
+              steno users update bob --role admin
+            """,
         subcommands: [List.self, Add.self, Update.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users.")
+        static let configuration = CommandConfiguration(abstract: "List users.",
+            discussion: """
+                Examples:
+                  steno users list -o wide   # every column whole
+                """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
 
@@ -27,7 +40,14 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a user.")
+        static let configuration = CommandConfiguration(abstract: "Add a user.",
+            discussion: """
+                Examples:
+                  # an admin
+                  steno users add alice --email alice@corp.example --uid 1000 --role admin
+                  # a member with two addresses
+                  steno users add bob --email bob@corp.example --email b@corp.example --uid 1002
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Short name, also the user's inbox folder (inbox/NAME/).") var name: String
         @Option(name: .customLong("display-name"), help: "Human name.") var displayName: String?
@@ -46,7 +66,12 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Update: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a user's name, emails, uids or role.")
+        static let configuration = CommandConfiguration(abstract: "Change a user's name, emails, uids or role.",
+            discussion: """
+                Examples:
+                  # one more address, one uid less
+                  steno users update bob --add-email robert@corp.example --remove-uid 1002
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user: name, email or id.") var user: String
         @Option(name: .long, help: "New name.") var name: String?
@@ -74,7 +99,11 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a user (their recordings stay, without an owner).")
+        static let configuration = CommandConfiguration(abstract: "Remove a user (their recordings stay, without an owner).",
+            discussion: """
+                Examples:
+                  steno users remove bob
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The user: name, email or id.") var user: String
 
