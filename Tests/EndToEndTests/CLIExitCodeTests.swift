@@ -66,4 +66,22 @@ struct CLIExitCodeTests {
         }
         #expect(try steno(daemon, ["recordings", "--from", "2026-01-01", "--to", "2026-02-01"]).status == 0)
     }
+
+    /// Filters that no row can satisfy together were resolved silently (one of them won).
+    @Test func filtersThatExcludeEachOtherAreAUsageError() throws {
+        let daemon = try TestDaemon()
+        defer { daemon.shutdown() }
+        for command in [
+            ["recordings", "--failed", "--status", "ready"], ["links", "--orphaned", "--ambiguous"],
+            ["links", "--state", "linked", "--pending"], ["links", "list", "--ambiguous", "--state", "unlinked"],
+        ] {
+            let result = try steno(daemon, command)
+            #expect(result.status == 64, "\(command): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("exclude each other"), "\(command): \(result.stderr)")
+        }
+        for command in [["recordings", "--failed", "--status", "failed"], ["links", "--orphaned", "--state", "orphaned"]] {
+            let result = try steno(daemon, command)
+            #expect(result.status == 0, "\(command): \(result.stdout) \(result.stderr)")
+        }
+    }
 }

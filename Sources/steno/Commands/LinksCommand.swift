@@ -70,6 +70,15 @@ struct LinksCommand: ParsableCommand {
         @Flag(name: .long, help: "Only links waiting for their event to be mirrored.") var pending = false
         @Option(name: .long, help: "Only links in this state: linked, ambiguous, orphaned, pending, unlinked.") var state: LinkState?
 
+        /// A link has one state: two different ones asked for at once can match nothing.
+        func validate() throws {
+            let asked = Set([orphaned ? LinkState.orphaned : nil, ambiguous ? .ambiguous : nil, pending ? .pending : nil, state].compactMap { $0 })
+            if asked.count > 1 {
+                let names = asked.map(\.rawValue).sorted().joined(separator: " and ")
+                throw ValidationError("a link is in one state; \(names) exclude each other, so nothing can match")
+            }
+        }
+
         func run() throws {
             try reportingFailures {
                 let chosen = state ?? (orphaned ? .orphaned : ambiguous ? .ambiguous : pending ? .pending : nil)

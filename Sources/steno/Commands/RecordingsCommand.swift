@@ -35,6 +35,9 @@ struct RecordingsCommand: ParsableCommand {
 
         func validate() throws {
             try DateArgument.validateRange(from: from, to: to)
+            if failed, let status, status != .failed {
+                throw ValidationError("--failed and --status \(status.rawValue) exclude each other, so nothing can match")
+            }
         }
 
         func run() throws {
