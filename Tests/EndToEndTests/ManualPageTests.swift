@@ -1,5 +1,5 @@
 import Foundation
-import StenoJSON
+import StenoAPI
 import StenoTesting
 import StenoTestTraits
 import Testing
