@@ -43,7 +43,7 @@ struct ManualPage {
             "0 success, 1 failed (for \\fB\\-\\-wait\\fR: anything waited for failed), 3 daemon not running,",
             "4 not found, 5 not permitted, 64 usage error.",
             ".SH SEE ALSO",
-            ".BR stenod (8)",
+            "\\fBstenod \\-\\-help\\fR for the daemon; deploy/OPERATIONS.md in Steno's sources for running it.",
         ]
         return page.joined(separator: "\n")
     }
