@@ -30,6 +30,17 @@ extension PostgresCatalog: JobQueueStore {
         ).map(Self.job)
     }
 
+    public func newestJobs(state: JobState?, kind: String?, beforeID: Int64?, limit: Int) async throws -> [Job] {
+        try await rows(
+            """
+            SELECT \(unescaped: JobQueueRules.columns) FROM jobs
+            WHERE id < \(beforeID ?? Int64.max) AND (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue)::text)
+              AND (\(kind)::text IS NULL OR kind = \(kind)::text)
+            ORDER BY id DESC LIMIT \(max(0, limit))
+            """
+        ).map(Self.job)
+    }
+
     public func job(id: Int64) async throws -> Job {
         guard let row = try await row("SELECT \(unescaped: JobQueueRules.columns) FROM jobs WHERE id = \(id)") else {
             throw StoreError.notFound(entity: "job", reference: String(id))

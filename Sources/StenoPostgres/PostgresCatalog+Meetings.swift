@@ -24,9 +24,9 @@ extension PostgresCatalog: MeetingStore {
                       AND ($5::text IS NULL OR m.title ILIKE $5::text ESCAPE '\\')
                       AND ($6::boolean IS NULL OR $6::boolean = EXISTS (
                             SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
-                      AND ($10::bigint IS NULL OR CASE WHEN $9::bigint IS NULL THEN m.starts_at IS NOT NULL OR m.id > $10::bigint
-                           ELSE m.starts_at > $9::bigint OR (m.starts_at = $9::bigint AND m.id > $10::bigint) END)
-                    ORDER BY m.starts_at NULLS FIRST, m.id LIMIT $7 OFFSET $8
+                      AND \(query.newestFirst ? Self.beforePosition : Self.afterPosition)
+                      \(query.hideGone ? Self.liveOrRecorded : "")
+                    ORDER BY \(query.newestFirst ? "m.starts_at DESC NULLS LAST, m.id DESC" : "m.starts_at NULLS FIRST, m.id") LIMIT $7 OFFSET $8
                     """,
                     [
                         query.visibleTo, query.from.map(Self.milliseconds), query.to.map(Self.milliseconds), query.withEmail,
@@ -38,6 +38,24 @@ extension PostgresCatalog: MeetingStore {
             return ids.compactMap { summaries[$0] }
         }
     }
+
+    /// Continues an earliest-first listing after the meeting at ($9 start, $10 id).
+    static let afterPosition = """
+        ($10::bigint IS NULL OR CASE WHEN $9::bigint IS NULL THEN m.starts_at IS NOT NULL OR m.id > $10::bigint
+             ELSE m.starts_at > $9::bigint OR (m.starts_at = $9::bigint AND m.id > $10::bigint) END)
+        """
+
+    /// Continues a newest-first listing (meetings without a start last) after ($9, $10).
+    static let beforePosition = """
+        ($10::bigint IS NULL OR CASE WHEN $9::bigint IS NULL THEN m.starts_at IS NULL AND m.id < $10::bigint
+             ELSE m.starts_at < $9::bigint OR (m.starts_at = $9::bigint AND m.id < $10::bigint) OR m.starts_at IS NULL END)
+        """
+
+    /// Leaves out meetings no calendar holds any more, unless a recording is linked to them.
+    static let liveOrRecorded = """
+        AND (EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
+             OR EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
+        """
 
     public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail {
         try await snapshot { tx in
@@ -76,10 +94,11 @@ extension PostgresCatalog: MeetingStore {
         guard !ids.isEmpty else { return [:] }
         // The organizer, place and link come from the latest live event (else the latest one).
         var latest: [Int64: (email: String?, name: String?, response: String?, location: String?, url: String?, live: Int64, active: Int64)] = [:]
+        var allDay: [Int64: (first: String?, end: String?)] = [:]
         for row in try await tx.rows(
             """
             SELECT DISTINCT ON (e.meeting_id) e.meeting_id, e.organizer_email::text, e.organizer_name, e.organizer_response, e.location,
-                e.online_meeting_url,
+                e.online_meeting_url, e.is_all_day, e.all_day_start, e.all_day_end,
                 count(*) FILTER (WHERE e.deleted_at IS NULL) OVER meeting,
                 count(*) FILTER (WHERE e.deleted_at IS NULL AND e.status <> 'cancelled') OVER meeting
             FROM events e WHERE e.meeting_id = ANY(\(ids))
@@ -87,9 +106,10 @@ extension PostgresCatalog: MeetingStore {
             ORDER BY e.meeting_id, e.deleted_at IS NOT NULL, e.updated_at DESC, e.id DESC
             """)
         {
-            let (meeting, email, name, response, location, url, live, active) = try row.decode(
-                (Int64, String?, String?, String?, String?, String?, Int64, Int64).self)
+            let (meeting, email, name, response, location, url, isAllDay, firstDay, endDay, live, active) = try row.decode(
+                (Int64, String?, String?, String?, String?, String?, Bool, String?, String?, Int64, Int64).self)
             latest[meeting] = (email, name, response, location, url, live, active)
+            if isAllDay { allDay[meeting] = (firstDay, endDay) }
         }
         var recordings: [Int64: [Int64]] = [:]
         for row in try await tx.rows(
@@ -112,7 +132,9 @@ extension PostgresCatalog: MeetingStore {
                 organizer: SQLiteCatalog.meetingOrganizer(
                     email: event?.email, name: event?.name, response: event?.response, attendees: meetingAttendees),
                 attendeeCount: meetingAttendees.count, recordings: recordings[id] ?? [], location: event?.location,
-                onlineMeetingURL: event?.url, isCancelled: (event?.live ?? 0) > 0 && event?.active == 0, isGone: (event?.live ?? 0) == 0)
+                onlineMeetingURL: event?.url, isCancelled: (event?.live ?? 0) > 0 && event?.active == 0, isGone: (event?.live ?? 0) == 0,
+                isAllDay: allDay[id] != nil, firstDay: allDay[id]?.first,
+                lastDay: allDay[id].flatMap { SQLiteCatalog.lastDay(before: $0.end, first: $0.first) })
         }
         return summaries
     }

@@ -65,6 +65,9 @@ public protocol JobQueueStore: Sendable {
     /// Jobs ordered by id, after `afterID`, optionally of one state and kind.
     func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job]
 
+    /// Jobs newest first (by id, highest first), before `beforeID`, optionally of one state and kind.
+    func newestJobs(state: JobState?, kind: String?, beforeID: Int64?, limit: Int) async throws -> [Job]
+
     /// One job. Throws `StoreError.notFound`.
     func job(id: Int64) async throws -> Job
 

@@ -35,7 +35,7 @@ struct CLIOutputShapeTests {
         try IngestionEndToEndTests.wav(seed: 5).write(to: URL(fileURLWithPath: file))
         let ingested = try steno(daemon, ["ingest", file, "--wait", "--timeout", "60"])
         try #require(ingested.status == 0, "\(ingested.stderr)")
-        let meetings = try JSONValue.parse(try steno(daemon, ["meetings", "--all", "--json"]).stdout)
+        let meetings = try JSONValue.parse(try steno(daemon, ["meetings", "--all", "--json"] + everyMeeting).stdout)
         let meeting = try #require(meetings.arrayValue?.compactMap { $0["id"]?.intValue }.min())
         let recordings = try JSONValue.parse(try steno(daemon, ["recordings", "--json"]).stdout)
         let recording = try #require(recordings.arrayValue?.first?["id"]?.intValue)
@@ -48,7 +48,7 @@ struct CLIOutputShapeTests {
     /// Every read-only command a person runs, with its arguments.
     static func everyCommand(meeting: Int64, recording: Int64) -> [[String]] {
         [
-            ["status"], ["users"], ["accounts"], ["calendars"], ["meetings"], ["meetings", "show", String(meeting)],
+            ["status"], ["users"], ["accounts"], ["calendars"], ["meetings"] + everyMeeting, ["meetings", "show", String(meeting)],
             ["attendees", String(meeting)], ["search", "planning"], ["recordings"], ["recordings", "show", String(recording)],
             ["recordings", "explain", String(recording)], ["links"], ["links", "history", String(recording)], ["jobs"],
         ]
@@ -83,7 +83,7 @@ struct CLIOutputShapeTests {
     @Test func csvAndJSONHoldEveryRowWithAllAndSayOnStderrWhenCut() throws {
         let (daemon, meeting, recording) = try Self.busyDaemon()
         defer { daemon.shutdown() }
-        for list in [["meetings"], ["search", "planning"]] {
+        for list in [["meetings"] + everyMeeting, ["search", "planning"]] {
             let csv = try steno(daemon, list + ["--output", "csv"])
             #expect(csv.stdout.split(separator: "\n").count == 101, "\(list) CSV: a header and the first 100 rows")
             #expect(csv.stderr.contains("more") && csv.stderr.contains("--all"), "\(list) CSV cut without a word: \(csv.stderr)")
@@ -184,25 +184,25 @@ struct CLIOutputShapeTests {
             }
         }
         // Text is cut with "…", ids and times are whole.
-        let meetings = try Self.onTerminal(daemon, columns: 80, ["meetings"])
+        let meetings = try Self.onTerminal(daemon, columns: 80, ["meetings"] + everyMeeting)
         let first = try #require(meetings.first { $0.hasPrefix("\(meeting) ") })
         #expect(first.contains("…") && first.contains(Self.minute(ICalendarText.yesterday)), "\(first)")
         // -o wide shows every column whole, even on a terminal.
-        let wide = try Self.onTerminal(daemon, columns: 80, ["meetings", "-o", "wide"])
+        let wide = try Self.onTerminal(daemon, columns: 80, ["meetings", "-o", "wide"] + everyMeeting)
         #expect(wide.contains { $0.contains(title) && $0.count > 80 }, "\(wide.prefix(3))")
         #expect(wide.first?.contains("ATTENDEES") == true)
         // COLUMNS wins over the terminal's own size.
         let narrowed = try Self.onTerminal(daemon, columns: 200, columnsVariable: 60, ["search", "planning"])
         #expect(narrowed.allSatisfy { $0.count <= 60 }, "\(narrowed.prefix(3))")
         // -o works before the command too, like --output.
-        let hoisted = try Self.onTerminal(daemon, columns: 80, ["-o", "wide", "meetings"])
+        let hoisted = try Self.onTerminal(daemon, columns: 80, ["-o", "wide", "meetings"] + everyMeeting)
         #expect(hoisted.contains { $0.contains(title) }, "\(hoisted.prefix(3))")
         // Not a terminal: nothing is cut.
-        let piped = try steno(daemon, ["meetings"])
+        let piped = try steno(daemon, ["meetings"] + everyMeeting)
         #expect(piped.stdout.contains(title) && !piped.stdout.contains("…"))
     }
 
-    /// A time as the CLI prints it: local, to the minute.
+    /// A time as the CLI prints it (then its offset): local, to the minute.
     static func minute(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

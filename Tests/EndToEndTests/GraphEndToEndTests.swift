@@ -146,7 +146,7 @@ extension GraphDouble {
 extension GraphEndToEndTests {
     /// Meetings as the CLI lists them.
     func meetings(_ daemon: TestDaemon) throws -> [MeetingSummary] {
-        let result = try steno(daemon, ["meetings", "--json", "--all"])
+        let result = try steno(daemon, ["meetings", "--json", "--all"] + everyMeeting)
         #expect(result.status == 0, "\(result.stderr)")
         return (try? JSONValueDecoder().decode([MeetingSummary].self, from: try JSONValue.parse(result.stdout))) ?? []
     }

@@ -53,7 +53,7 @@ struct OutputSafetyCLITests {
     @Test func hostileCalendarAndFileTextIsNeutralisedInTablesCSVAndJSON() throws {
         let daemon = try Self.hostileDaemon()
         defer { daemon.shutdown() }
-        let meetings = try steno(daemon, ["meetings", "--json"])
+        let meetings = try steno(daemon, ["meetings", "--json"] + everyMeeting)
         let meeting = try #require(try JSONValue.parse(meetings.stdout).arrayValue?.first)
         #expect(meeting["title"]?.stringValue == Self.hostileTitle, "JSON keeps the text, escaped")
         let meetingID = try #require(meeting["id"]?.intValue)
@@ -61,7 +61,7 @@ struct OutputSafetyCLITests {
         let recordingID = try #require(try JSONValue.parse(recordings.stdout).arrayValue?.first?["id"]?.intValue)
 
         let commands: [[String]] = [
-            ["meetings"], ["meetings", "show", String(meetingID)], ["search", "Evil"], ["recordings"],
+            ["meetings"] + everyMeeting, ["meetings", "show", String(meetingID)], ["search", "Evil"], ["recordings"],
             ["recordings", "show", String(recordingID)], ["recordings", "explain", String(recordingID)], ["links"],
             ["attendees", String(meetingID)], ["accounts"],
         ]
@@ -73,7 +73,7 @@ struct OutputSafetyCLITests {
             }
         }
         // What is left stays readable: the words around the control characters.
-        let table = try steno(daemon, ["meetings"]).stdout
+        let table = try steno(daemon, ["meetings"] + everyMeeting).stdout
         #expect(table.contains("Evil") && table.contains("red") && table.contains("gnp.exe"), "\(table)")
         #expect(try steno(daemon, ["recordings"]).stdout.contains("call"))
         // An error quoting provider text is neutralised too.

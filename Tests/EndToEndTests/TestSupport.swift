@@ -14,6 +14,10 @@ func steno(_ daemon: TestDaemon, _ arguments: [String]) throws -> CommandResult 
     try runCommand(try TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath] + arguments)
 }
 
+/// `steno meetings` arguments for every meeting, whenever and even gone (by default it lists
+/// today and the next 7 days, without meetings deleted at the source).
+let everyMeeting = ["--from", "2000-01-01", "--include-gone"]
+
 /// The uid tests use to stand for another person: nobody.
 let otherUID: UInt32 = 65534
 

@@ -73,7 +73,7 @@ struct VisibilityEndToEndTests {
             $0.count == 3
         }
         try #require(linked.count == 3, "\(linked)")
-        let meetings = try json([MeetingSummary].self, daemon, as: nil, ["meetings"])
+        let meetings = try json([MeetingSummary].self, daemon, as: nil, ["meetings"] + everyMeeting)
         func meeting(_ title: String) throws -> Int64 { try #require(meetings.first { $0.title == title }?.id) }
         let (m1, m2, m3) = (try meeting("Roadmap with Bob"), try meeting("Hiring with Bob"), try meeting("Board prep"))
         let recordings = try json([Recording].self, daemon, as: nil, ["recordings"])
@@ -89,7 +89,7 @@ struct VisibilityEndToEndTests {
         ]
         for (uid, visibleMeetings, visibleRecordings) in expected {
             let who = uid.map { "uid \($0)" } ?? "root"
-            #expect(Set(try json([MeetingSummary].self, daemon, as: uid, ["meetings"]).map(\.id)) == visibleMeetings, "\(who)")
+            #expect(Set(try json([MeetingSummary].self, daemon, as: uid, ["meetings"] + everyMeeting).map(\.id)) == visibleMeetings, "\(who)")
             #expect(Set(try json([Recording].self, daemon, as: uid, ["recordings"]).map(\.id)) == visibleRecordings, "\(who)")
             for id in [m1, m2, m3] {
                 let show = try command(daemon, as: uid, ["meetings", "show", String(id)])
@@ -106,7 +106,7 @@ struct VisibilityEndToEndTests {
             #expect(Set(hits.filter { $0.kind == "recording" }.map(\.id)) == visibleRecordings, "\(who) search")
             let titles = try json([SearchHit].self, daemon, as: uid, ["search", "with"])
             #expect(Set(titles.filter { $0.kind == "meeting" }.map(\.id)) == visibleMeetings.intersection([m1, m2]), "\(who) search")
-            let withBob = try json([MeetingSummary].self, daemon, as: uid, ["meetings", "--with", "bob@example.com"])
+            let withBob = try json([MeetingSummary].self, daemon, as: uid, ["meetings", "--with", "bob@example.com"] + everyMeeting)
             #expect(Set(withBob.map(\.id)) == visibleMeetings.intersection([m1, m2]), "\(who) meetings --with")
         }
 

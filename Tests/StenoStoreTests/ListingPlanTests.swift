@@ -23,6 +23,10 @@ struct ListingPlanTests {
         ("unrecorded", MeetingQuery(recorded: false)),
         ("after", MeetingQuery(after: MeetingPosition(startMilliseconds: 1_780_272_000_000, id: 7))),
         ("after no start", MeetingQuery(after: MeetingPosition(startMilliseconds: nil, id: 7))),
+        ("newest first", MeetingQuery(newestFirst: true)),
+        ("newest first after", MeetingQuery(newestFirst: true, after: MeetingPosition(startMilliseconds: 1_780_272_000_000, id: 7))),
+        ("newest first after no start", MeetingQuery(newestFirst: true, after: MeetingPosition(startMilliseconds: nil, id: 7))),
+        ("without gone", MeetingQuery(hideGone: true)),
     ]
 
     /// The plan's lines that read a table whole or build a throwaway index.

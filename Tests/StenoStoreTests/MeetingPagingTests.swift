@@ -63,6 +63,20 @@ struct MeetingPagingTests {
         }
     }
 
+    /// Newest first is the same list backwards, page after page, ties included.
+    @Test(arguments: StoreBackend.available)
+    func newestFirstPagesAreTheListBackwards(backend: StoreBackend) async throws {
+        let (store, fixture, opened) = try await Self.catalog(backend)
+        _ = opened
+        for viewer in [nil, fixture.bob] as [Int64?] {
+            let everything = try await store.meetings(MeetingQuery(visibleTo: viewer, limit: 1000)).map(\.id)
+            for size in [1, 3, 4, 22] {
+                let paged = try await Self.pages(store, MeetingQuery(visibleTo: viewer, newestFirst: true), size: size).flatMap { $0.map(\.id) }
+                #expect(paged == everything.reversed(), "pages of \(size) as \(viewer.map(String.init) ?? "admin")")
+            }
+        }
+    }
+
     @Test(arguments: StoreBackend.available)
     func meetingsAddedOrRemovedBetweenPagesMoveNothingElse(backend: StoreBackend) async throws {
         let (store, made, opened) = try await Self.catalog(backend)

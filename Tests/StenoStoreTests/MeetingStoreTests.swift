@@ -108,5 +108,12 @@ struct MeetingStoreTests {
         // Dave still sees it through his recording, alice through its deleted event.
         #expect(try await titles(store, MeetingQuery(visibleTo: f.dave)) == ["Alice focus time"])
         #expect(try await titles(store, MeetingQuery(visibleTo: f.alice)).contains("Alice focus time"))
+        // Left out of listings without gone meetings, but not while a recording is linked.
+        #expect(try await titles(store, MeetingQuery(visibleTo: f.dave, hideGone: true)) == ["Alice focus time"])
+        try await store.saveLinks([
+            f.update(f.daveRecording, to: nil, state: .unlinked, method: nil, manual: true, keepsCache: true, action: "unlinked", minutes: 5)
+        ])
+        #expect(try await titles(store, MeetingQuery(visibleTo: nil, hideGone: true)).contains("Alice focus time") == false)
+        #expect(try await titles(store, MeetingQuery(visibleTo: nil)).contains("Alice focus time"))
     }
 }

@@ -23,13 +23,16 @@ public struct JobListParams: Codable, Sendable, Hashable {
     public var state: JobState?
     /// Only jobs of this kind.
     public var kind: String?
+    /// true: the newest (highest id) first; default false: the oldest first.
+    public var newestFirst: Bool?
     /// The `nextCursor` of the previous page; nil for the first page.
     public var cursor: String?
     /// Items per page, 1…1000 (default 100).
     public var limit: Int?
 
     /// Creates the params; nil fields are left out.
-    public init(state: JobState? = nil, kind: String? = nil, cursor: String? = nil, limit: Int? = nil) {
+    public init(state: JobState? = nil, kind: String? = nil, newestFirst: Bool? = nil, cursor: String? = nil, limit: Int? = nil) {
+        self.newestFirst = newestFirst
         self.state = state
         self.kind = kind
         self.cursor = cursor

@@ -88,13 +88,20 @@ public struct MeetingListParams: Codable, Sendable, Hashable {
     public var title: String?
     /// true: only recorded meetings; false: only unrecorded ones.
     public var recorded: Bool?
+    /// true: leave out meetings no calendar holds any more (deleted at the source), except
+    /// those with a recording linked. Default false: listed, flagged `isGone`.
+    public var hideGone: Bool?
+    /// true: the latest start first. Default false: the earliest first.
+    public var newestFirst: Bool?
     public var cursor: String?
     public var limit: Int?
 
     public init(
-        from: Date? = nil, to: Date? = nil, with: String? = nil, title: String? = nil, recorded: Bool? = nil, cursor: String? = nil,
-        limit: Int? = nil
+        from: Date? = nil, to: Date? = nil, with: String? = nil, title: String? = nil, recorded: Bool? = nil, hideGone: Bool? = nil,
+        newestFirst: Bool? = nil, cursor: String? = nil, limit: Int? = nil
     ) {
+        self.hideGone = hideGone
+        self.newestFirst = newestFirst
         self.from = from
         self.to = to
         self.with = with

@@ -16,11 +16,21 @@ public struct MeetingSummary: Sendable, Hashable, Codable {
     public var isCancelled: Bool
     /// Whether no calendar holds it any more (it lives on in its links' caches).
     public var isGone: Bool
+    /// Whether it takes whole days rather than a time (a holiday, a conference): shown as dates.
+    public var isAllDay: Bool
+    /// For an all-day meeting: its first and last day (ISO `YYYY-MM-DD`, the last included), as
+    /// its calendar wrote them, whatever zone the reader is in.
+    public var firstDay: String?
+    public var lastDay: String?
 
     public init(
         id: Int64, title: String, start: Date?, end: Date?, organizer: Attendee?, attendeeCount: Int, recordings: [Int64],
-        location: String?, onlineMeetingURL: String?, isCancelled: Bool, isGone: Bool
+        location: String?, onlineMeetingURL: String?, isCancelled: Bool, isGone: Bool, isAllDay: Bool = false, firstDay: String? = nil,
+        lastDay: String? = nil
     ) {
+        self.isAllDay = isAllDay
+        self.firstDay = firstDay
+        self.lastDay = lastDay
         self.id = id
         self.title = title
         self.start = start
@@ -87,6 +97,10 @@ public struct MeetingQuery: Sendable, Hashable {
     public var recorded: Bool?
     /// Only what this user may see; nil for an admin.
     public var visibleTo: Int64?
+    /// Leave out meetings no calendar holds any more, unless a recording is linked to them.
+    public var hideGone: Bool
+    /// The latest start first (then the highest id), instead of the earliest.
+    public var newestFirst: Bool
     /// Position in the ordered list (by start, then id).
     public var offset: Int
     /// Continue after this meeting of the ordered list (a page's last), instead of counting
@@ -96,8 +110,11 @@ public struct MeetingQuery: Sendable, Hashable {
 
     public init(
         from: Date? = nil, to: Date? = nil, withEmail: String? = nil, titleContains: String? = nil, recorded: Bool? = nil,
-        visibleTo: Int64? = nil, offset: Int = 0, after: MeetingPosition? = nil, limit: Int = 100
+        visibleTo: Int64? = nil, hideGone: Bool = false, newestFirst: Bool = false, offset: Int = 0, after: MeetingPosition? = nil,
+        limit: Int = 100
     ) {
+        self.hideGone = hideGone
+        self.newestFirst = newestFirst
         self.from = from
         self.to = to
         self.withEmail = withEmail
@@ -110,7 +127,8 @@ public struct MeetingQuery: Sendable, Hashable {
     }
 }
 
-/// A meeting's place in the listing order (start, then id; meetings without a start first).
+/// A meeting's place in the listing order (start, then id; meetings without a start first, or
+/// last when newest first).
 public struct MeetingPosition: Sendable, Hashable {
     /// The start in milliseconds since 1970, as the catalog stores it.
     public var startMilliseconds: Int64?

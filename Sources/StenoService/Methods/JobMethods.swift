@@ -20,13 +20,17 @@ struct JobMethods: Sendable {
         table.register(StenoMethods.jobsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)
             let after = try params.cursor.map(PageCursor.decode)
+            // Pages continue after the last job shown, in the order asked for.
+            let fetch: (Int64?, Int) async throws -> [Job] =
+                params.newestFirst == true
+                ? { try await store.newestJobs(state: params.state, kind: params.kind, beforeID: $0, limit: $1) }
+                : { try await store.jobs(state: params.state, kind: params.kind, afterID: $0, limit: $1) }
             guard !call.caller.isAdmin else {
-                let jobs = try await store.jobs(state: params.state, kind: params.kind, afterID: after, limit: limit + 1)
+                let jobs = try await fetch(after, limit + 1)
                 let page = Array(jobs.prefix(limit))
                 return Page(items: page, nextCursor: jobs.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
             }
-            return try await Self.memberPage(
-                jobs: store, catalog: catalog, member: call.caller.user, state: params.state, kind: params.kind, after: after, limit: limit)
+            return try await Self.memberPage(fetch: fetch, catalog: catalog, member: call.caller.user, after: after, limit: limit)
         }
         table.register(StenoMethods.jobsGet, access: .user) { call, params in
             let job = try await store.job(id: params.id)
@@ -73,9 +77,10 @@ struct JobMethods: Sendable {
     /// gets a short page and a cursor rather than a scan of the whole queue.
     static let memberScanLimit = 2_000
 
-    /// One page of the jobs `member` may see, after the job id `after`.
+    /// One page of the jobs `member` may see, after the job id `after` in the order of `fetch`
+    /// (jobs after an id, at most a count).
     static func memberPage(
-        jobs: any JobQueueStore, catalog: any CatalogStore & RecordingStore, member: User?, state: JobState?, kind: String?, after: Int64?, limit: Int
+        fetch: (Int64?, Int) async throws -> [Job], catalog: any CatalogStore & RecordingStore, member: User?, after: Int64?, limit: Int
     ) async throws -> Page<Job> {
         guard let member else { return Page(items: [], nextCursor: nil) }
         let visibility = JobVisibility(store: catalog, member: member)
@@ -84,14 +89,14 @@ struct JobMethods: Sendable {
         var scanned = 0
         while scanned < memberScanLimit {
             let wanted = min(500, memberScanLimit - scanned)
-            let batch = try await jobs.jobs(state: state, kind: kind, afterID: cursor, limit: wanted)
+            let batch = try await fetch(cursor, wanted)
             for job in batch {
                 cursor = job.id
                 scanned += 1
                 guard await visibility.allows(job) else { continue }
                 visible.append(job)
                 if visible.count == limit {
-                    let more = !(try await jobs.jobs(state: state, kind: kind, afterID: job.id, limit: 1).isEmpty)
+                    let more = !(try await fetch(job.id, 1).isEmpty)
                     return Page(items: visible, nextCursor: more ? PageCursor.encode(job.id) : nil)
                 }
             }

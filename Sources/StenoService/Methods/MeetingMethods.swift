@@ -18,7 +18,8 @@ struct MeetingMethods: Sendable {
             let limit = try PageCursor.limit(params.limit)
             var query = MeetingQuery(
                 from: params.from, to: params.to, withEmail: params.with?.lowercased(), titleContains: params.title,
-                recorded: params.recorded, visibleTo: RecordingMethods.visibility(of: call.caller), limit: limit + 1)
+                recorded: params.recorded, visibleTo: RecordingMethods.visibility(of: call.caller), hideGone: params.hideGone ?? false,
+                newestFirst: params.newestFirst ?? false, limit: limit + 1)
             // Pages continue after the last meeting shown (an index range), not by counting rows.
             switch try PageCursor.meetingContinuation(params.cursor) {
             case .start: break

@@ -16,9 +16,20 @@ extension SQLiteCatalog {
     }
 
     public func jobs(state: JobState?, kind: String?, afterID: Int64?, limit: Int) async throws -> [Job] {
+        try await listJobs(state: state, kind: kind, idCondition: "id > ?", bound: afterID ?? 0, limit: limit, newestFirst: false)
+    }
+
+    public func newestJobs(state: JobState?, kind: String?, beforeID: Int64?, limit: Int) async throws -> [Job] {
+        try await listJobs(state: state, kind: kind, idCondition: "id < ?", bound: beforeID ?? Int64.max, limit: limit, newestFirst: true)
+    }
+
+    /// A page of jobs past `bound` in id order, optionally of one state and kind.
+    private func listJobs(
+        state: JobState?, kind: String?, idCondition: String, bound: Int64, limit: Int, newestFirst: Bool
+    ) async throws -> [Job] {
         try await writer.read { db in
-            var conditions = ["id > ?"]
-            var arguments: StatementArguments = [afterID ?? 0]
+            var conditions = [idCondition]
+            var arguments: StatementArguments = [bound]
             if let state {
                 conditions.append("state = ?")
                 arguments += [state.rawValue]
@@ -27,7 +38,8 @@ extension SQLiteCatalog {
                 conditions.append("kind = ?")
                 arguments += [kind]
             }
-            return try Self.fetchJobs(db, whereSQL: conditions.joined(separator: " AND "), arguments: arguments, limit: limit)
+            return try Self.fetchJobs(
+                db, whereSQL: conditions.joined(separator: " AND "), arguments: arguments, limit: limit, newestFirst: newestFirst)
         }
     }
 
@@ -128,8 +140,10 @@ extension SQLiteCatalog {
             createdAt: row[13], updatedAt: row[14], finishedAt: row[15])
     }
 
-    static func fetchJobs(_ db: Database, whereSQL: String, arguments: StatementArguments, limit: Int? = nil) throws -> [Job] {
-        var sql = "SELECT \(jobColumns) FROM jobs WHERE \(whereSQL) ORDER BY id"
+    static func fetchJobs(
+        _ db: Database, whereSQL: String, arguments: StatementArguments, limit: Int? = nil, newestFirst: Bool = false
+    ) throws -> [Job] {
+        var sql = "SELECT \(jobColumns) FROM jobs WHERE \(whereSQL) ORDER BY id\(newestFirst ? " DESC" : "")"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map(job)
     }

@@ -18,7 +18,7 @@ extension SQLiteCatalog {
             db.cachedStatement(
                 sql: """
                     SELECT e.meeting_id, e.organizer_email, e.organizer_name, e.organizer_response, e.location, e.online_meeting_url,
-                        e.deleted_at IS NULL AS is_live, e.deleted_at IS NULL AND e.status != 'cancelled' AS is_active
+                        e.is_all_day, e.all_day_start, e.all_day_end, e.deleted_at IS NULL AS is_live, e.deleted_at IS NULL AND e.status != 'cancelled' AS is_active
                     FROM events e WHERE e.meeting_id IN (SELECT value FROM json_each(?))
                     ORDER BY e.meeting_id, e.deleted_at IS NOT NULL, e.updated_at DESC, e.id DESC
                     """),
@@ -55,9 +55,24 @@ extension SQLiteCatalog {
                     email: event?["organizer_email"], name: event?["organizer_name"], response: event?["organizer_response"],
                     attendees: meetingAttendees),
                 attendeeCount: meetingAttendees.count, recordings: recordings[id] ?? [], location: event?["location"],
-                onlineMeetingURL: event?["online_meeting_url"], isCancelled: liveCount > 0 && (active[id] ?? 0) == 0, isGone: liveCount == 0)
+                onlineMeetingURL: event?["online_meeting_url"], isCancelled: liveCount > 0 && (active[id] ?? 0) == 0, isGone: liveCount == 0,
+                isAllDay: event?["is_all_day"] ?? false, firstDay: event?["all_day_start"],
+                lastDay: Self.lastDay(before: event?["all_day_end"], first: event?["all_day_start"]))
         }
         return summaries
+    }
+
+    /// The last day of an all-day event from the day after it (how calendars store the end),
+    /// never before the first. Shared by both catalogs.
+    package static func lastDay(before end: String?, first: String?) -> String? {
+        guard let end else { return first }
+        let parts = end.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return first }
+        let previous = CivilDays.from(year: parts[0], month: parts[1], day: parts[2]) - 1
+        let day = CivilDays.civil(previous)
+        let text = String(format: "%04d-%02d-%02d", day.year, day.month, day.day)
+        guard let first, text >= first else { return first }
+        return text
     }
 
     /// One meeting's summary; `.notFound` when there is no such meeting.

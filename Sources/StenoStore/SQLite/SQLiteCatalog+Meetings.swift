@@ -32,12 +32,26 @@ extension SQLiteCatalog {
         }
         if let after = query.after {
             arguments["afterID"] = after.id
-            if let start = after.startMilliseconds {
+            // Meetings without a start come first (ascending) or last (newest first).
+            switch (after.startMilliseconds, query.newestFirst) {
+            case (let start?, false):
                 conditions.append("(m.starts_at > :afterStart OR (m.starts_at = :afterStart AND m.id > :afterID))")
                 arguments["afterStart"] = start
-            } else {
+            case (nil, false):
                 conditions.append("(m.starts_at IS NOT NULL OR m.id > :afterID)")
+            case (let start?, true):
+                conditions.append("(m.starts_at < :afterStart OR (m.starts_at = :afterStart AND m.id < :afterID) OR m.starts_at IS NULL)")
+                arguments["afterStart"] = start
+            case (nil, true):
+                conditions.append("(m.starts_at IS NULL AND m.id < :afterID)")
             }
+        }
+        if query.hideGone {
+            conditions.append(
+                """
+                (EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
+                 OR EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
+                """)
         }
         if let email = query.withEmail {
             conditions.append("m.id IN (\(meetingIDs(withEmail: ":email")))")
@@ -55,7 +69,7 @@ extension SQLiteCatalog {
         arguments["offset"] = query.offset
         let sql = """
             SELECT m.id FROM meetings m \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY m.starts_at, m.id LIMIT :limit OFFSET :offset
+            ORDER BY \(query.newestFirst ? "m.starts_at DESC, m.id DESC" : "m.starts_at, m.id") LIMIT :limit OFFSET :offset
             """
         return (sql, StatementArguments(arguments))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StenoAPI
+import StenoCore
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -20,6 +21,22 @@ struct GlobalOptions: ParsableArguments {
         help: "Output format: table (fits the terminal), wide (every column, nothing cut), json or csv.")
     var output: OutputFormat?
 
+    @Option(
+        name: .long,
+        help: "The time zone of printed times and of dates you type: Europe/Paris, UTC or +01:00 (default: TZ, else the system's).")
+    var tz: String?
+
+    /// Checks `--tz` and makes it the zone every printed time is written in.
+    func validate() throws {
+        guard let zone = TimeZoneArgument.zone(flag: tz, environment: ProcessInfo.processInfo.environment) else {
+            throw ValidationError("--tz \(tz ?? ""): no such time zone; write an IANA name (Europe/Paris), UTC, or an offset (+01:00)")
+        }
+        Output.timeZone = zone
+    }
+
+    /// The zone of `--tz`, else `TZ`, else the system's.
+    var timeZone: TimeZone { TimeZoneArgument.zone(flag: tz, environment: ProcessInfo.processInfo.environment) ?? .current }
+
     /// Moves global options written before the subcommand to the end, where every command's
     /// `GlobalOptions` group reads them: `steno --socket S users list` = `steno users list --socket S`.
     static func hoisted(_ arguments: [String]) -> [String] {
@@ -30,10 +47,10 @@ struct GlobalOptions: ParsableArguments {
             if argument == "--json" {
                 leading.append(argument)
                 index += 1
-            } else if ["--socket", "--output", "-o"].contains(argument), index + 1 < arguments.count {
+            } else if ["--socket", "--output", "-o", "--tz"].contains(argument), index + 1 < arguments.count {
                 leading += [argument, arguments[index + 1]]
                 index += 2
-            } else if argument.hasPrefix("--socket=") || argument.hasPrefix("--output=") {
+            } else if argument.hasPrefix("--socket=") || argument.hasPrefix("--output=") || argument.hasPrefix("--tz=") {
                 leading.append(argument)
                 index += 1
             } else {

@@ -16,10 +16,12 @@ struct JobsCommand: ParsableCommand {
         subcommands: [List.self, Show.self, Retry.self, Cancel.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List jobs, oldest first.",
+        static let configuration = CommandConfiguration(
+            abstract: "List jobs, newest first.",
             discussion: """
                 Examples:
                   steno jobs --state failed --kind calendar.sync   # syncs waiting to retry
+                  steno jobs --reverse --tz UTC                    # oldest first, times in UTC
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
@@ -27,12 +29,13 @@ struct JobsCommand: ParsableCommand {
         var state: JobState?
         @Option(name: .long, help: "Only jobs of this kind, e.g. system.noop.")
         var kind: String?
+        @Flag(name: .long, help: "Oldest first.") var reverse = false
 
         func run() throws {
             try reportingFailures {
                 let (jobs, more) = try global.withClient { client in
                     try list.collect { cursor, size in
-                        try client.call(StenoMethods.jobsList, JobListParams(state: state, kind: kind, cursor: cursor, limit: size))
+                        try client.call(StenoMethods.jobsList, JobListParams(state: state, kind: kind, newestFirst: !reverse, cursor: cursor, limit: size))
                     }
                 }
                 Output.print(Output.json(jobs), table: JobsCommand.table(jobs), format: global.format)

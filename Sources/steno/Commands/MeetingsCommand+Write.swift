@@ -67,7 +67,7 @@ extension MeetingsCommand {
             }
         var line = "\(verb)"
         if let meeting = result.meeting {
-            line += " meeting \(meeting.id) \"\(meeting.title)\" (\(meeting.start.map(Output.date) ?? "?") – \(meeting.end.map(Output.date) ?? "?"))"
+            line += " meeting \(meeting.id) \"\(meeting.title)\" (\(MeetingsCommand.when(meeting)))"
         } else {
             line += " the meeting"
         }

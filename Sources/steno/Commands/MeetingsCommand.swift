@@ -20,41 +20,72 @@ struct MeetingsCommand: ParsableCommand {
         subcommands: [List.self, Show.self, Create.self, Rename.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List meetings by start time, with their recordings.",
+        static let configuration = CommandConfiguration(
+            abstract: "List meetings with their recordings: by default today's and the next 7 days', soonest first.",
             discussion: """
+                Without --from, --to or --on, the list is an agenda: today and the next 7 days, soonest first. A filter \
+                (--with, --title, --recorded, --unrecorded) without dates looks at every meeting, newest first. An \
+                explicit range lists earliest first. --reverse turns any of these around.
+
+                Dates: \(DateExpression.forms). A weekday alone is the next one, today included (as in khal and \
+                gcalcli); "next friday" is the first Friday after today, "last friday" the last one before it; weeks \
+                start on Monday. --to includes the whole day it names; --on takes a day, a week or a month.
+
+                Meetings deleted from every calendar are left out unless a recording is linked to them (then marked \
+                "gone") or --include-gone is given. Times are printed with their offset, in the zone of --tz; all-day \
+                meetings as dates.
+
                 Examples:
-                  # a range of days
+                  # today and the next 7 days
+                  steno meetings
+                  # the next Friday
+                  steno meetings --on friday
+                  # a range of days, the last one included
                   steno meetings --from 2026-11-16 --to 2026-11-20
-                  # standups nobody recorded
+                  steno meetings --from "last week" --to today
+                  # standups nobody recorded, newest first
                   steno meetings --title standup --unrecorded
-                  # every row, as CSV
-                  steno meetings list --all -o csv
+                  steno meetings --on "next month" --recorded --sort title
+                  # every row, as CSV, times in UTC
+                  steno meetings list --all -o csv --tz UTC
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
-        @Option(name: .long, help: "Starting on or after (ISO 8601, today, yesterday, monday…).") var from: DateArgument?
-        @Option(name: .long, help: "Starting before.") var to: DateArgument?
-        @Option(name: .long, help: "On this day.") var on: DateArgument?
+        @Option(name: .long, parsing: .unconditional, help: "Starting on or after this date or time. \(DateArgument.help)") var from: DateArgument?
+        @Option(name: .long, parsing: .unconditional, help: "Starting up to this date (the whole day included) or before this time.") var to: DateArgument?
+        @Option(name: .long, parsing: .unconditional, help: "On this day (or week, or month: --on \"this week\").") var on: DateArgument?
         @Option(name: .long, help: "With this attendee or organizer (email).") var with: String?
         @Option(name: .long, help: "Whose title contains this.") var title: String?
         @Flag(name: .long, help: "Only meetings with a recording.") var recorded = false
         @Flag(name: .long, help: "Only meetings without a recording.") var unrecorded = false
+        @Flag(name: .long, help: "Also meetings deleted from every calendar (always listed when a recording is linked).")
+        var includeGone = false
+        @Option(name: .long, help: "Order by start (the default; every page in order), or by end, title, organizer or id (the rows shown).")
+        var sort: MeetingSort = .start
+        @Flag(name: .long, help: "The other way round.") var reverse = false
 
         func validate() throws {
             if recorded && unrecorded { throw ValidationError("--recorded and --unrecorded exclude each other") }
-            if on != nil && (from != nil || to != nil) { throw ValidationError("--on replaces --from and --to") }
-            try DateArgument.validateRange(from: from, to: to)
+            _ = try DateArgument.range(from: from, to: to, on: on, in: global.timeZone)
+        }
+
+        /// The range and order asked for: an agenda by default, every meeting for a filter.
+        func plan(now: Date = Date()) throws -> (from: Date?, to: Date?, newestFirst: Bool) {
+            let (start, end) = try DateArgument.range(from: from, to: to, on: on, in: global.timeZone)
+            if start != nil || end != nil { return (start, end, reverse) }
+            if with != nil || title != nil || recorded || unrecorded { return (nil, nil, !reverse) }
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = global.timeZone
+            let today = calendar.startOfDay(for: now)
+            return (today, calendar.date(byAdding: .day, value: MeetingsCommand.agendaDays, to: today), reverse)
         }
 
         func run() throws {
             try reportingFailures {
-                var start = from?.date, end = to?.date
-                if let day = on?.date {
-                    start = Calendar.current.startOfDay(for: day)
-                    end = start.flatMap { Calendar.current.date(byAdding: .day, value: 1, to: $0) }
-                }
+                let (start, end, newestFirst) = try plan()
                 let params = MeetingListParams(
-                    from: start, to: end, with: with, title: title, recorded: recorded ? true : unrecorded ? false : nil)
+                    from: start, to: end, with: with, title: title, recorded: recorded ? true : unrecorded ? false : nil,
+                    hideGone: !includeGone, newestFirst: newestFirst)
                 let (meetings, more) = try global.withClient { client in
                     try list.collect { cursor, size in
                         var page = params
@@ -63,7 +94,8 @@ struct MeetingsCommand: ParsableCommand {
                         return try client.call(StenoMethods.meetingsList, page)
                     }
                 }
-                Output.print(Output.json(meetings), table: MeetingsCommand.table(meetings), format: global.format)
+                let sorted = sort.sorted(meetings, reverse: reverse)
+                Output.print(Output.json(sorted), table: MeetingsCommand.table(sorted), format: global.format)
                 Output.moreHint(more, "meetings")
             }
         }
@@ -89,7 +121,7 @@ struct MeetingsCommand: ParsableCommand {
                 }
                 let meeting = detail.meeting
                 Output.say("meeting \(meeting.id): \(meeting.title)\(meeting.isCancelled ? " (cancelled)" : "")\(meeting.isGone ? " (no longer in any calendar)" : "")")
-                Output.say("when      \(meeting.start.map(Output.date) ?? "?") – \(meeting.end.map(Output.date) ?? "?")")
+                Output.say("when      \(MeetingsCommand.when(meeting))")
                 if let organizer = meeting.organizer { Output.say("organizer \(organizer.name.map { "\($0) <\(organizer.email)>" } ?? organizer.email)") }
                 if let location = meeting.location { Output.say("location  \(location)") }
                 if let url = meeting.onlineMeetingURL { Output.say("online    \(url)") }
@@ -109,11 +141,31 @@ struct MeetingsCommand: ParsableCommand {
         }
     }
 
+    /// Days of the default listing after today.
+    static let agendaDays = 8
+
+    /// A meeting's start and end as printed: times with their offset, or the first and last
+    /// day of an all-day meeting (never `00:00 → 00:00`).
+    static func times(_ meeting: MeetingSummary) -> (start: String, end: String) {
+        guard meeting.isAllDay else { return (meeting.start.map(Output.date) ?? "-", meeting.end.map { Output.date($0, after: meeting.start) } ?? "-") }
+        let first = meeting.firstDay ?? meeting.start.map(Output.day) ?? "-"
+        return (first, meeting.lastDay ?? first)
+    }
+
+    /// When a meeting is, in one phrase: `2026-11-20 (all day)`, `2026-11-20 → 2026-11-22`, or
+    /// its start and end times.
+    static func when(_ meeting: MeetingSummary) -> String {
+        let (start, end) = times(meeting)
+        if meeting.isAllDay { return start == end ? "\(start) (all day)" : "\(start) → \(end)" }
+        return "\(meeting.start == nil ? "?" : start) – \(meeting.end == nil ? "?" : end)"
+    }
+
     static func table(_ meetings: [MeetingSummary]) -> TableWriter {
         var table = TableWriter(["ID", "START", "END", "TITLE", "ORGANIZER", "ATTENDEES", "RECORDINGS"])
         for meeting in meetings {
+            let (start, end) = times(meeting)
             table.add([
-                String(meeting.id), meeting.start.map(Output.date) ?? "-", meeting.end.map(Output.date) ?? "-",
+                String(meeting.id), start, end,
                 meeting.title + (meeting.isCancelled ? " (cancelled)" : "") + (meeting.isGone ? " (gone)" : ""),
                 meeting.organizer?.email ?? "-", String(meeting.attendeeCount),
                 meeting.recordings.isEmpty ? "-" : meeting.recordings.map(String.init).joined(separator: ","),

@@ -30,11 +30,11 @@ struct RecordingsCommand: ParsableCommand {
         @Option(name: .long, help: "pending, ready, failed or missing.") var status: RecordingStatus?
         @Flag(name: .long, help: "Only failed recordings, with the reason.") var failed = false
         @Flag(name: .long, help: "Only recordings with warnings (a file cut short, a sidecar that disagrees).") var warnings = false
-        @Option(name: .long, help: "Recorded on or after (ISO 8601, today, yesterday, monday…).") var from: DateArgument?
-        @Option(name: .long, help: "Recorded before.") var to: DateArgument?
+        @Option(name: .long, parsing: .unconditional, help: "Recorded on or after this date or time. \(DateArgument.help)") var from: DateArgument?
+        @Option(name: .long, parsing: .unconditional, help: "Recorded up to this date (the whole day included) or before this time.") var to: DateArgument?
 
         func validate() throws {
-            try DateArgument.validateRange(from: from, to: to)
+            _ = try DateArgument.range(from: from, to: to, in: global.timeZone)
             if failed, let status, status != .failed {
                 throw ValidationError("--failed and --status \(status.rawValue) exclude each other, so nothing can match")
             }
@@ -43,12 +43,13 @@ struct RecordingsCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 let status = failed ? .failed : self.status
+                let (start, end) = try DateArgument.range(from: from, to: to, in: global.timeZone)
                 let (recordings, more) = try global.withClient { client in
                     try list.collect { cursor, size in
                         try client.call(
                             StenoMethods.recordingsList,
                             RecordingListParams(
-                                owner: owner, status: status, warnings: warnings ? true : nil, from: from?.date, to: to?.date,
+                                owner: owner, status: status, warnings: warnings ? true : nil, from: start, to: end,
                                 cursor: cursor, limit: size))
                     }
                 }

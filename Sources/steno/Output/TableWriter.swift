@@ -1,5 +1,6 @@
 import Foundation
 import StenoAPI
+import StenoCore
 
 /// Renders rows for people (aligned columns), scripts (CSV) or programs (JSON).
 struct TableWriter {
@@ -89,11 +90,32 @@ enum Output {
         FileHandle.standardError.write(Data("steno: more \(items) than shown; use --all or a larger --limit\n".utf8))
     }
 
-    /// A date in the local time zone, to the minute.
+    /// A time to the minute with its zone's offset (`2026-11-20 09:30 +01:00`), in the zone of
+    /// `--tz`: a time without a zone is ambiguous the moment two people compare notes.
     static func date(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date) + " " + TimeZoneName.offset(timeZone, at: date)
+    }
+
+    /// An end time: only `HH:mm` on the day and at the offset of its start (the start names
+    /// both), else in full.
+    static func date(_ date: Date, after start: Date?) -> String {
+        let full = self.date(date)
+        guard let start else { return full }
+        let opening = self.date(start)
+        guard opening.prefix(10) == full.prefix(10), opening.suffix(6) == full.suffix(6) else { return full }
+        return String(full.dropFirst(11).prefix(5))
+    }
+
+    /// The day of a time in the zone of `--tz` (`2026-11-20`).
+    static func day(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyy-MM-dd"
         return formatter.string(from: date)
     }
 
