@@ -6,7 +6,7 @@ import StenoAPI
 /// discussion, examples and options, so the page never drifts from `--help`.
 struct ManualPage {
     /// The options every command takes, described once under OPTIONS instead of per command.
-    static let globalOptions: Set<String> = ["socket", "json", "output", "version", "help"]
+    static let globalOptions: Set<String> = ["socket", "json", "output", "tz", "version", "help"]
 
     /// The description of the root command (the dump's `command`).
     let root: JSONValue
@@ -26,7 +26,7 @@ struct ManualPage {
         page += Self.paragraphs(root["discussion"]?.stringValue ?? "")
         page.append(".SH OPTIONS")
         page += Self.options(of: root, including: Self.globalOptions)
-        page += Self.options(of: Self.firstLeaf(root), including: ["socket", "json", "output"])
+        page += Self.options(of: Self.firstLeaf(root), including: ["socket", "json", "output", "tz"])
         page.append(".SH COMMANDS")
         for command in root["subcommands"]?.arrayValue ?? [] {
             page += Self.section(command, path: ["steno"])
