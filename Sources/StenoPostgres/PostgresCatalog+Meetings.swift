@@ -9,7 +9,8 @@ import StenoStore
 /// not four per meeting: each query is a round trip to the server.
 extension PostgresCatalog: MeetingStore {
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
-        try await snapshot { tx in
+        let attendees = Self.attendeeMatches(query.withAny, first: 11)
+        return try await snapshot { tx in
             let ids = try await tx.rows(
                 .numbered(
                     """
@@ -26,17 +27,52 @@ extension PostgresCatalog: MeetingStore {
                             SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
                       AND \(query.newestFirst ? Self.beforePosition : Self.afterPosition)
                       \(query.hideGone ? Self.liveOrRecorded : "")
+                      \(attendees.sql)
                     ORDER BY \(query.newestFirst ? "m.starts_at DESC NULLS LAST, m.id DESC" : "m.starts_at NULLS FIRST, m.id") LIMIT $7 OFFSET $8
                     """,
                     [
                         query.visibleTo, query.from.map(Self.milliseconds), query.to.map(Self.milliseconds), query.withEmail,
                         query.titleContains.map(SQLiteCatalog.likePattern(containing:)), query.recorded, Int64(max(0, query.limit)),
                         Int64(max(0, query.offset)), query.after?.startMilliseconds, query.after?.id,
-                    ])
+                    ] + attendees.values)
             ).map { try $0.decode(Int64.self) }
             let summaries = try await Self.meetingSummaries(tx, ids: ids)
             return ids.compactMap { summaries[$0] }
         }
+    }
+
+    /// The `withAny` condition (starting with AND; empty without matches), its values bound
+    /// from `$first` on.
+    static func attendeeMatches(_ matches: [AttendeeMatch], first: Int) -> (sql: String, values: [(any PostgresDynamicTypeEncodable)?]) {
+        guard !matches.isEmpty else { return ("", []) }
+        var alternatives: [String] = []
+        var values: [(any PostgresDynamicTypeEncodable)?] = []
+        for match in matches {
+            let number = first + values.count
+            if case .email(let email) = match {
+                alternatives.append(
+                    """
+                    EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id AND (e.organizer_email = $\(number)::citext
+                        OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = $\(number)::citext)))
+                    """)
+                values.append(email)
+            } else if let pattern = match.likePattern, let search = match.searchWords {
+                // Candidates from the full-text index, each then checked against its own attendees.
+                let words = search.words.flatMap(SearchLexemes.words)
+                // The lexemes hold no positions, so a domain's words are all required rather than
+                // adjacent; the pattern then checks the address itself.
+                let query = search.isPhrase
+                    ? words.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }.joined(separator: " & ")
+                    : SearchLexemes.prefixQuery(words)
+                alternatives.append(
+                    """
+                    (m.id IN (SELECT s.meeting_id FROM meeting_search s WHERE s.lexemes @@ $\(number)::tsquery)
+                     AND \(SQLiteCatalog.attendeeLike("$\(number + 1)::text", names: match.matchesNames)))
+                    """)
+                values += [query, pattern]
+            }
+        }
+        return ("AND (" + alternatives.joined(separator: " OR ") + ")", values)
     }
 
     /// Continues an earliest-first listing after the meeting at ($9 start, $10 id).

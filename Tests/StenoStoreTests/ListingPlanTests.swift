@@ -27,6 +27,9 @@ struct ListingPlanTests {
         ("newest first after", MeetingQuery(newestFirst: true, after: MeetingPosition(startMilliseconds: 1_780_272_000_000, id: 7))),
         ("newest first after no start", MeetingQuery(newestFirst: true, after: MeetingPosition(startMilliseconds: nil, id: 7))),
         ("without gone", MeetingQuery(hideGone: true)),
+        ("with a name", MeetingQuery(withAny: [.name("bob")])),
+        ("with a domain", MeetingQuery(withAny: [.domain("corp.example")])),
+        ("with any", MeetingQuery(withAny: [.email("bob@example.com"), .name("carol"), .domain("corp.example")])),
     ]
 
     /// The plan's lines that read a table whole or build a throwaway index.

@@ -90,6 +90,26 @@ struct MeetingStoreTests {
         #expect(try await store.meeting(id: try #require(f.meetings["private"]), visibleTo: f.dave).recordings.map(\.id) == [f.daveRecording])
     }
 
+    /// `--with` by name (words from their start, organizers too), by domain, by email, any of
+    /// several; a word only in a title matches no one.
+    @Test(arguments: StoreBackend.available)
+    func listingsFilterByAttendeeNameDomainOrAnyOfSeveral(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        try await f.linkAll()
+        let alices = ["Quarterly Überprüfung", "Design Review", "Alice focus time", "Cancelled sync"]
+        #expect(Set(try await titles(store, MeetingQuery(withAny: [.name("ali")]))) == Set(alices))
+        #expect(Set(try await titles(store, MeetingQuery(withAny: [.name("CAROL")]))) == ["Design Review", "Carol / Bob 1:1"])
+        #expect(try await titles(store, MeetingQuery(withAny: [.name("quarterly")])) == [], "a title is no attendee")
+        #expect(try await titles(store, MeetingQuery(withAny: [.name("Zoë")])) == ["Quarterly Überprüfung"])
+        #expect(try await titles(store, MeetingQuery(withAny: [.domain("external.example")])) == ["Quarterly Überprüfung"])
+        #expect(try await titles(store, MeetingQuery(withAny: [.domain("example")])) == [], "a domain is whole")
+        let anyOf = try await titles(store, MeetingQuery(withAny: [.email("zoe@external.example"), .name("carol")]))
+        #expect(Set(anyOf) == ["Quarterly Überprüfung", "Design Review", "Carol / Bob 1:1"])
+        #expect(try await titles(store, MeetingQuery(visibleTo: f.dave, withAny: [.name("ali")])) == ["Alice focus time"])
+    }
+
     @Test(arguments: StoreBackend.available)
     func aMeetingWhoseEventsAreGoneKeepsItsLinkedAttendees(backend: StoreBackend) async throws {
         let opened = try await backend.open()

@@ -82,8 +82,12 @@ public struct MeetingListParams: Codable, Sendable, Hashable {
     /// Starting at or after / before.
     public var from: Date?
     public var to: Date?
-    /// Only meetings with this attendee or organizer.
+    /// Only meetings with this attendee or organizer (email).
     public var with: String?
+    /// Only meetings with any of these among their organizer and attendees: an email, a domain
+    /// (`@corp.example` or `corp.example`), or part of a name (words from their start,
+    /// case-insensitive); at most 20.
+    public var withAny: [String]?
     /// Only meetings whose title contains this.
     public var title: String?
     /// true: only recorded meetings; false: only unrecorded ones.
@@ -98,8 +102,9 @@ public struct MeetingListParams: Codable, Sendable, Hashable {
 
     public init(
         from: Date? = nil, to: Date? = nil, with: String? = nil, title: String? = nil, recorded: Bool? = nil, hideGone: Bool? = nil,
-        newestFirst: Bool? = nil, cursor: String? = nil, limit: Int? = nil
+        newestFirst: Bool? = nil, cursor: String? = nil, limit: Int? = nil, withAny: [String]? = nil
     ) {
+        self.withAny = withAny
         self.hideGone = hideGone
         self.newestFirst = newestFirst
         self.from = from

@@ -91,6 +91,9 @@ public struct MeetingQuery: Sendable, Hashable {
     public var to: Date?
     /// Only meetings this address organised or was invited to.
     public var withEmail: String?
+    /// Only meetings with any of these among their organizer and attendees (with `withEmail`,
+    /// if given, as one more).
+    public var withAny: [AttendeeMatch]
     /// Only meetings whose title contains this text (case-insensitive).
     public var titleContains: String?
     /// true: only meetings with a recording; false: only those without.
@@ -111,8 +114,9 @@ public struct MeetingQuery: Sendable, Hashable {
     public init(
         from: Date? = nil, to: Date? = nil, withEmail: String? = nil, titleContains: String? = nil, recorded: Bool? = nil,
         visibleTo: Int64? = nil, hideGone: Bool = false, newestFirst: Bool = false, offset: Int = 0, after: MeetingPosition? = nil,
-        limit: Int = 100
+        limit: Int = 100, withAny: [AttendeeMatch] = []
     ) {
+        self.withAny = withAny
         self.hideGone = hideGone
         self.newestFirst = newestFirst
         self.from = from

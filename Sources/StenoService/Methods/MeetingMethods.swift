@@ -16,10 +16,20 @@ struct MeetingMethods: Sendable {
         let store = self.store
         table.register(StenoMethods.meetingsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)
+            let withAny = params.withAny ?? []
+            guard withAny.count <= AttendeeMatch.maximumCount else {
+                throw RPCError.invalidParams("at most \(AttendeeMatch.maximumCount) in withAny")
+            }
+            let matches = try withAny.map { text in
+                guard let match = AttendeeMatch(text) else {
+                    throw RPCError.invalidParams("withAny: \"\(text)\" has no letter or digit to look for")
+                }
+                return match
+            }
             var query = MeetingQuery(
                 from: params.from, to: params.to, withEmail: params.with?.lowercased(), titleContains: params.title,
                 recorded: params.recorded, visibleTo: RecordingMethods.visibility(of: call.caller), hideGone: params.hideGone ?? false,
-                newestFirst: params.newestFirst ?? false, limit: limit + 1)
+                newestFirst: params.newestFirst ?? false, limit: limit + 1, withAny: matches)
             // Pages continue after the last meeting shown (an index range), not by counting rows.
             switch try PageCursor.meetingContinuation(params.cursor) {
             case .start: break

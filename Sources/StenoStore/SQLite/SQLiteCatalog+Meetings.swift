@@ -57,6 +57,26 @@ extension SQLiteCatalog {
             conditions.append("m.id IN (\(meetingIDs(withEmail: ":email")))")
             arguments["email"] = email
         }
+        if !query.withAny.isEmpty {
+            var alternatives: [String] = []
+            for (index, match) in query.withAny.enumerated() {
+                if case .email(let email) = match {
+                    alternatives.append("m.id IN (\(meetingIDs(withEmail: ":with\(index)")))")
+                    arguments["with\(index)"] = email
+                } else if let pattern = match.likePattern, let search = match.searchWords {
+                    // Candidates from the full-text index (no scan of every attendee), each then
+                    // checked against its own attendees.
+                    alternatives.append(
+                        """
+                        (m.id IN (SELECT rowid FROM meeting_search WHERE meeting_search MATCH :search\(index))
+                         AND \(attendeeLike(":like\(index)", names: match.matchesNames)))
+                        """)
+                    arguments["search\(index)"] = Self.matchExpression(search.words, phrase: search.isPhrase)
+                    arguments["like\(index)"] = pattern
+                }
+            }
+            conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+        }
         if let title = query.titleContains {
             conditions.append("m.title LIKE :title ESCAPE '\\'")
             arguments["title"] = likePattern(containing: title)
@@ -97,6 +117,26 @@ extension SQLiteCatalog {
             }
             return MeetingDetail(meeting: summary, attendees: try Self.meetingAttendees(db, id: id), recordings: recordings)
         }
+    }
+
+    /// Whether one of meeting `m`'s events has an organizer or attendee whose lowercased
+    /// address (or, with `names`, name or address) is `LIKE` the pattern bound at `pattern`.
+    /// Shared by both catalogs.
+    package static func attendeeLike(_ pattern: String, names: Bool) -> String {
+        func like(_ email: String, _ name: String) -> String {
+            let address = "lower(\(email)) LIKE \(pattern) ESCAPE '\\'"
+            return names ? "(\(address) OR lower(\(name)) LIKE \(pattern) ESCAPE '\\')" : address
+        }
+        return """
+            EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id
+                AND (\(like("e.organizer_email", "e.organizer_name"))
+                     OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND \(like("ea.email", "ea.name")))))
+            """
+    }
+
+    /// An FTS5 expression: the words as one phrase, or each as a prefix, all required.
+    static func matchExpression(_ words: [String], phrase: Bool) -> String {
+        phrase ? "\"" + words.joined(separator: " ") + "\"" : words.map { "\"\($0)\"*" }.joined(separator: " ")
     }
 
     /// A `LIKE … ESCAPE '\\'` pattern matching text that contains `text`. Shared by both catalogs.

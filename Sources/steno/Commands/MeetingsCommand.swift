@@ -45,6 +45,8 @@ struct MeetingsCommand: ParsableCommand {
                   steno meetings --from "last week" --to today
                   # standups nobody recorded, newest first
                   steno meetings --title standup --unrecorded
+                  # with bob, or anyone at corp.example, in the last 30 days
+                  steno meetings --with bob --with @corp.example --from -30d
                   steno meetings --on "next month" --recorded --sort title
                   # every row, as CSV, times in UTC
                   steno meetings list --all -o csv --tz UTC
@@ -54,7 +56,10 @@ struct MeetingsCommand: ParsableCommand {
         @Option(name: .long, parsing: .unconditional, help: "Starting on or after this date or time. \(DateArgument.help)") var from: DateArgument?
         @Option(name: .long, parsing: .unconditional, help: "Starting up to this date (the whole day included) or before this time.") var to: DateArgument?
         @Option(name: .long, parsing: .unconditional, help: "On this day (or week, or month: --on \"this week\").") var on: DateArgument?
-        @Option(name: .long, help: "With this attendee or organizer (email).") var with: String?
+        @Option(
+            name: .long,
+            help: "With this organizer or attendee: an email, a domain (@corp.example or corp.example) or part of a name; repeat for any of several.")
+        var with: [String] = []
         @Option(name: .long, help: "Whose title contains this.") var title: String?
         @Flag(name: .long, help: "Only meetings with a recording.") var recorded = false
         @Flag(name: .long, help: "Only meetings without a recording.") var unrecorded = false
@@ -66,6 +71,10 @@ struct MeetingsCommand: ParsableCommand {
 
         func validate() throws {
             if recorded && unrecorded { throw ValidationError("--recorded and --unrecorded exclude each other") }
+            if with.count > AttendeeMatch.maximumCount { throw ValidationError("at most \(AttendeeMatch.maximumCount) --with") }
+            if let empty = with.first(where: { AttendeeMatch($0) == nil }) {
+                throw ValidationError("--with \"\(empty)\" has no letter or digit to look for")
+            }
             _ = try DateArgument.range(from: from, to: to, on: on, in: global.timeZone)
         }
 
@@ -73,7 +82,7 @@ struct MeetingsCommand: ParsableCommand {
         func plan(now: Date = Date()) throws -> (from: Date?, to: Date?, newestFirst: Bool) {
             let (start, end) = try DateArgument.range(from: from, to: to, on: on, in: global.timeZone)
             if start != nil || end != nil { return (start, end, reverse) }
-            if with != nil || title != nil || recorded || unrecorded { return (nil, nil, !reverse) }
+            if !with.isEmpty || title != nil || recorded || unrecorded { return (nil, nil, !reverse) }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = global.timeZone
             let today = calendar.startOfDay(for: now)
@@ -84,14 +93,23 @@ struct MeetingsCommand: ParsableCommand {
             try reportingFailures {
                 let (start, end, newestFirst) = try plan()
                 let params = MeetingListParams(
-                    from: start, to: end, with: with, title: title, recorded: recorded ? true : unrecorded ? false : nil,
-                    hideGone: !includeGone, newestFirst: newestFirst)
+                    from: start, to: end, title: title, recorded: recorded ? true : unrecorded ? false : nil,
+                    hideGone: !includeGone, newestFirst: newestFirst, withAny: with.isEmpty ? nil : with)
                 let (meetings, more) = try global.withClient { client in
                     try list.collect { cursor, size in
                         var page = params
                         page.cursor = cursor
                         page.limit = size
                         return try client.call(StenoMethods.meetingsList, page)
+                    }
+                }
+                try global.withClient { client in
+                    // A typo in an address matches nothing, silently: say which --with found nobody.
+                    for text in with {
+                        let probe = try client.call(StenoMethods.meetingsList, MeetingListParams(limit: 1, withAny: [text]))
+                        guard probe.items.isEmpty else { continue }
+                        FileHandle.standardError.write(
+                            Data("steno: --with \(TerminalText.clean(text)) matches no organizer or attendee of any meeting you may see\n".utf8))
                     }
                 }
                 let sorted = sort.sorted(meetings, reverse: reverse)
