@@ -90,6 +90,28 @@ struct MeetingStoreTests {
         #expect(try await store.meeting(id: try #require(f.meetings["private"]), visibleTo: f.dave).recordings.map(\.id) == [f.daveRecording])
     }
 
+    /// An all-day meeting says so, with its first and last day (the calendar's end is the day after).
+    @Test(arguments: StoreBackend.available)
+    func allDayMeetingsCarryTheirDays(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        var fixture = MeetingFixture(store: opened.store)
+        fixture.alice = try await opened.store.addUser(UserDraft(name: "alice", emails: ["alice@example.com"])).id
+        var offsite = MeetingFixture.occurrence("offsite", calendar: "alice", title: "Offsite", at: 0, organizer: "alice@example.com")
+        offsite.isAllDay = true
+        offsite.allDayStart = "2026-06-01"
+        offsite.allDayEnd = "2026-06-03"
+        var holiday = MeetingFixture.occurrence("holiday", calendar: "alice", title: "Holiday", at: 60, organizer: "alice@example.com")
+        holiday.isAllDay = true
+        holiday.allDayStart = "2026-02-28"
+        holiday.allDayEnd = "2026-03-01"
+        let timed = MeetingFixture.occurrence("timed", calendar: "alice", title: "Timed", at: 120, organizer: "alice@example.com")
+        try await fixture.mirror(owner: fixture.alice, calendar: "alice", [offsite, holiday, timed])
+        let meetings = Dictionary(uniqueKeysWithValues: try await opened.store.meetings(MeetingQuery()).map { ($0.title, $0) })
+        #expect(meetings["Offsite"]?.isAllDay == true && meetings["Offsite"]?.firstDay == "2026-06-01" && meetings["Offsite"]?.lastDay == "2026-06-02")
+        #expect(meetings["Holiday"]?.firstDay == "2026-02-28" && meetings["Holiday"]?.lastDay == "2026-02-28", "one day, its end in March")
+        #expect(meetings["Timed"]?.isAllDay == false && meetings["Timed"]?.firstDay == nil)
+    }
+
     /// `--with` by name (words from their start, organizers too), by domain, by email, any of
     /// several; a word only in a title matches no one.
     @Test(arguments: StoreBackend.available)
