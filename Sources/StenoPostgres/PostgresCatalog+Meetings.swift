@@ -67,7 +67,7 @@ extension PostgresCatalog: MeetingStore {
                 alternatives.append(
                     """
                     (m.id IN (SELECT s.meeting_id FROM meeting_search s WHERE s.lexemes @@ $\(number)::tsquery)
-                     AND \(SQLiteCatalog.attendeeLike("$\(number + 1)::text", names: match.matchesNames)))
+                     AND \(SQLiteCatalog.attendeeLike("$\(number + 1)::text", names: match.matchesNames, fold: PostgresNameFolding.sql)))
                     """)
                 values += [query, pattern]
             }

@@ -125,6 +125,10 @@ struct MeetingStoreTests {
         #expect(Set(try await titles(store, MeetingQuery(withAny: [.name("CAROL")]))) == ["Design Review", "Carol / Bob 1:1"])
         #expect(try await titles(store, MeetingQuery(withAny: [.name("quarterly")])) == [], "a title is no attendee")
         #expect(try await titles(store, MeetingQuery(withAny: [.name("Zoë")])) == ["Quarterly Überprüfung"])
+        // Typed without the accents or in another case, as people type names (both backends).
+        for typed in ["zoe", "ZOË", "angstrom", "zoë ång"] {
+            #expect(try await titles(store, MeetingQuery(withAny: [.name(typed)])) == ["Quarterly Überprüfung"], "\(typed)")
+        }
         #expect(try await titles(store, MeetingQuery(withAny: [.domain("external.example")])) == ["Quarterly Überprüfung"])
         #expect(try await titles(store, MeetingQuery(withAny: [.domain("example")])) == [], "a domain is whole")
         let anyOf = try await titles(store, MeetingQuery(withAny: [.email("zoe@external.example"), .name("carol")]))

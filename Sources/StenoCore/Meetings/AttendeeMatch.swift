@@ -37,8 +37,13 @@ public enum AttendeeMatch: Sendable, Hashable {
         switch self {
         case .email: return nil
         case .domain(let domain): return "%@" + escaped(domain)
-        case .name(let name): return "%" + escaped(name.lowercased()) + "%"
+        case .name(let name): return "%" + escaped(Self.folded(name)) + "%"
         }
+    }
+
+    /// A name as names are compared: case and diacritics folded, so `zoe` finds "Zoë".
+    public static func folded(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     /// Whether the pattern applies to names (else to addresses).

@@ -69,7 +69,7 @@ extension SQLiteCatalog {
                     alternatives.append(
                         """
                         (m.id IN (SELECT rowid FROM meeting_search WHERE meeting_search MATCH :search\(index))
-                         AND \(attendeeLike(":like\(index)", names: match.matchesNames)))
+                         AND \(attendeeLike(":like\(index)", names: match.matchesNames, fold: NameFolding.sql)))
                         """)
                     arguments["search\(index)"] = Self.matchExpression(search.words, phrase: search.isPhrase)
                     arguments["like\(index)"] = pattern
@@ -120,12 +120,12 @@ extension SQLiteCatalog {
     }
 
     /// Whether one of meeting `m`'s events has an organizer or attendee whose lowercased
-    /// address (or, with `names`, name or address) is `LIKE` the pattern bound at `pattern`.
-    /// Shared by both catalogs.
-    package static func attendeeLike(_ pattern: String, names: Bool) -> String {
+    /// address (or, with `names`, folded name or address) is `LIKE` the pattern bound at
+    /// `pattern`. `fold` is the backend's SQL for `AttendeeMatch.folded`. Shared by both catalogs.
+    package static func attendeeLike(_ pattern: String, names: Bool, fold: (String) -> String) -> String {
         func like(_ email: String, _ name: String) -> String {
             let address = "lower(\(email)) LIKE \(pattern) ESCAPE '\\'"
-            return names ? "(\(address) OR lower(\(name)) LIKE \(pattern) ESCAPE '\\')" : address
+            return names ? "(\(address) OR \(fold(name)) LIKE \(pattern) ESCAPE '\\')" : address
         }
         return """
             EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id

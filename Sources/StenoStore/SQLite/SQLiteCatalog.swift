@@ -38,6 +38,7 @@ public struct SQLiteCatalog: CatalogStore {
             try db.execute(sql: "PRAGMA cache_size = -32768")
             // Batch writes stage their rows in small temporary tables: keep them off the disk.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            db.add(function: NameFolding.function)
         }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
