@@ -107,6 +107,14 @@ struct PostgresMirrorWriter {
 
         try await write(steps, calendarID: calendarID, summary: &summary)
         try await updateResources(changes, calendarID: calendarID)
+        if changes.fromHistory, let span = changes.window {
+            let (start, end) = (PostgresCatalog.milliseconds(span.start), PostgresCatalog.milliseconds(span.end))
+            try await tx.execute(
+                """
+                UPDATE events SET from_history = TRUE
+                WHERE calendar_id = \(calendarID) AND starts_at >= \(start) AND starts_at < \(end) AND NOT from_history AND deleted_at IS NULL
+                """)
+        }
         try await refreshSearch(meetingIDs: summary.touchedMeetingIDs)
         if let state = changes.syncState {
             try await tx.execute("UPDATE calendars SET sync_state = \(state), updated_at = \(now) WHERE id = \(calendarID)")

@@ -1,8 +1,9 @@
 import Foundation
+import GRDB
 import Logging
 import StenoCalendar
 import StenoCore
-import StenoStore
+@testable import StenoStore
 import StenoTestTraits
 import StenoTesting
 import Synchronization
@@ -133,6 +134,29 @@ struct HistoryLinkingTests {
             let counts = try await linker.revalidate(recordingIDs: ids)
             #expect(counted.requests.withLock { $0 } == 3)
             #expect(counts[.stillValid] == 4)
+
+            // The regular syncs, a week later (CalDAV lists the window it gained, ICS reads a
+            // file that changed), keep the history they never looked at: the links hold.
+            try (try String(contentsOfFile: file, encoding: .utf8)).replacingOccurrences(of: "SUMMARY:Kick-off", with: "SUMMARY:Kick-off\r\nLOCATION:HQ")
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let later = now.addingTimeInterval(8 * 86_400)
+            _ = try await syncer.sync(accountID: ics.id, now: later)
+            _ = try await syncer.sync(accountID: caldav.id, now: later)
+            #expect(try await linker.revalidate(recordingIDs: ids)[.stillValid] == 4)
+
+            // A daemon started again on the same catalog asks for none of it either.
+            let restarted = CountingSource(caldavProvider)
+            let afterRestart = RecordingLinker(
+                store: catalog,
+                history: CalendarHistoryFetcher(
+                    store: catalog, sources: [.ics: CountingSource(icsProvider), .caldav: restarted], secrets: secrets,
+                    settings: CalendarSettings(), logger: Logger(label: "test")))
+            _ = try await afterRestart.link(recordingIDs: ids)
+            #expect(try await afterRestart.revalidate(recordingIDs: ids)[.stillValid] == 4)
+            #expect(restarted.requests.withLock { $0 } == 0)
+            #expect(try await catalog.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE from_history = 1 AND deleted_at IS NULL") ?? 0
+            } >= 5)
             try await transport.shutdown()
         } catch {
             try? await transport.shutdown()

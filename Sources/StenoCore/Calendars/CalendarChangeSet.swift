@@ -26,6 +26,9 @@ public struct CalendarChangeSet: Sendable, Hashable {
     /// (CalDAV, ICS). Graph asks only for changes since its delta token and never compares
     /// them: keeping them was a write per event and nothing else.
     public var keepsResourceTags: Bool
+    /// Whether the change set is a history fetch's (``window`` is then a span outside the
+    /// mirrored window): the events it leaves in that span are marked as mirrored for history.
+    public var fromHistory: Bool
 
     /// How much of the calendar a change set covers.
     public enum Scope: Sendable, Hashable {
@@ -37,7 +40,7 @@ public struct CalendarChangeSet: Sendable, Hashable {
 
     public init(
         calendar: CalendarDescriptor, scope: Scope, updatedResources: [ResourceUpdate] = [], removedResources: [String] = [],
-        syncState: String? = nil, window: DateInterval? = nil, keepsResourceTags: Bool = true
+        syncState: String? = nil, window: DateInterval? = nil, keepsResourceTags: Bool = true, fromHistory: Bool = false
     ) {
         self.calendar = calendar
         self.scope = scope
@@ -46,6 +49,7 @@ public struct CalendarChangeSet: Sendable, Hashable {
         self.syncState = syncState
         self.window = window
         self.keepsResourceTags = keepsResourceTags
+        self.fromHistory = fromHistory
     }
 }
 

@@ -7,7 +7,9 @@ import StenoStore
 /// Brings the history around recordings dated outside the mirrored window into the mirror, so
 /// the linker finds their meetings: per owner's account the spans ``HistorySpanPlanner`` plans
 /// (merged, minus what was fetched), a few accounts at a time, a source's Retry-After waited
-/// out. What is fetched stays mirrored; a span is asked for once per account while the daemon runs.
+/// out. What is fetched stays mirrored (marked as history) and is recorded in the catalog
+/// (``HistorySpanStore``): no daemon sharing the catalog, nor this one after a restart, asks
+/// for a span again, and spans another daemon is fetching are waited for, not fetched twice.
 public struct CalendarHistoryFetcher: Sendable {
     let store: any CatalogStore
     let sources: [CalendarProviderKind: any CalendarHistorySource]
@@ -16,18 +18,24 @@ public struct CalendarHistoryFetcher: Sendable {
     let planner: HistorySpanPlanner
     let ledger = HistorySpanLedger()
     let logger: Logger
+    /// Names this daemon's claims in the catalog.
+    let claimant: String
     /// Accounts asked at once.
     var concurrentAccounts = 4
     /// The longest Retry-After waited out (longer ones leave the spans for a later attempt), and
     /// how often one account is retried.
     var maximumRetryWait: Duration = .seconds(120)
     var maximumAttempts = 3
+    /// How long a claim keeps other daemons off its spans: longer than a fetch with its waits
+    /// can take, so only a daemon that died while fetching leaves spans to be fetched again.
+    var claimDuration: Duration = .seconds(900)
 
     /// A fetcher asking `sources` (by the kind of account they serve) with the credentials
     /// `secrets` opens.
     public init(
         store: any CatalogStore, sources: [CalendarProviderKind: any CalendarHistorySource], secrets: SecretBox?, settings: CalendarSettings,
-        planner: HistorySpanPlanner = HistorySpanPlanner(), logger: Logger
+        planner: HistorySpanPlanner = HistorySpanPlanner(), logger: Logger,
+        claimant: String = "\(ProcessInfo.processInfo.hostName)/\(getpid())"
     ) {
         self.store = store
         self.sources = sources
@@ -35,6 +43,7 @@ public struct CalendarHistoryFetcher: Sendable {
         self.settings = settings
         self.planner = planner
         self.logger = logger
+        self.claimant = claimant
     }
 
     /// Mirrors the history of the owners' accounts around the recordings outside the window.
@@ -50,7 +59,7 @@ public struct CalendarHistoryFetcher: Sendable {
             byOwner[owner, default: []].append(recording.recordedAt)
         }
         guard !byOwner.isEmpty else { return 0 }
-        var work: [(account: CalendarAccount, spans: [DateInterval])] = []
+        var work: [(account: CalendarAccount, dates: [Date])] = []
         for (owner, dates) in byOwner {
             let accounts: [CalendarAccount]
             do {
@@ -60,8 +69,9 @@ public struct CalendarHistoryFetcher: Sendable {
                 continue
             }
             for account in accounts where sources[account.provider] != nil {
-                let spans = await ledger.claim(accountID: account.id) { planner.spans(around: dates, window: window, fetched: $0) }
-                if !spans.isEmpty { work.append((account, spans)) }
+                // Spans this daemon knows were fetched need no trip to the catalog.
+                let known = await ledger.fetched(accountID: account.id)
+                if !planner.spans(around: dates, window: window, fetched: known).isEmpty { work.append((account, dates)) }
             }
         }
         return await withTaskGroup(of: Int.self) { group in
@@ -69,14 +79,14 @@ public struct CalendarHistoryFetcher: Sendable {
             var requests = 0
             while next < work.count && next < max(1, concurrentAccounts) {
                 let item = work[next]
-                group.addTask { await fetch(item.spans, of: item.account, window: window) }
+                group.addTask { await history(of: item.account, around: item.dates, window: window) }
                 next += 1
             }
             while let made = await group.next() {
                 requests += made
                 if next < work.count {
                     let item = work[next]
-                    group.addTask { await fetch(item.spans, of: item.account, window: window) }
+                    group.addTask { await history(of: item.account, around: item.dates, window: window) }
                     next += 1
                 }
             }
@@ -84,10 +94,53 @@ public struct CalendarHistoryFetcher: Sendable {
         }
     }
 
-    /// One account's spans, retried after a Retry-After the source asked for; spans that could
-    /// not be fetched are given back to the ledger.
-    private func fetch(_ spans: [DateInterval], of account: CalendarAccount, window: DateInterval) async -> Int {
-        guard let source = sources[account.provider] else { return 0 }
+    /// Claims the account's spans around `dates` in the catalog, fetches them, and waits for
+    /// those another claim holds (a concurrent job, another daemon) until they are fetched or
+    /// their claim runs out and they are claimed here.
+    private func history(of account: CalendarAccount, around dates: [Date], window: DateInterval) async -> Int {
+        let planner = planner
+        var requests = 0
+        var pause: Duration = .milliseconds(200)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: claimDuration + .seconds(60))
+        while clock.now < deadline {
+            let claim: HistorySpanClaim
+            do {
+                claim = try await store.claimHistorySpans(
+                    accountID: account.id, claimant: claimant, duration: claimDuration, now: Date()
+                ) { planner.spans(around: dates, window: window, fetched: $0) }
+            } catch {
+                logger.warning("history: spans could not be claimed", metadata: ["account": "\(account.id)", "error": "\(error)"])
+                return requests
+            }
+            await ledger.learn(accountID: account.id, fetched: claim.fetched)
+            if !claim.spans.isEmpty {
+                let (made, fetched) = await fetch(claim.spans, of: account, window: window)
+                requests += made
+                do {
+                    try await store.finishHistorySpans(claim, fetched: fetched, now: Date())
+                } catch {
+                    logger.warning("history: fetched spans could not be recorded", metadata: ["account": "\(account.id)", "error": "\(error)"])
+                }
+                if fetched { await ledger.learn(accountID: account.id, fetched: TimeSpanSet(claim.spans)) }
+                // A failed fetch is not retried here: the next recording there asks again.
+                guard fetched else { return requests }
+            }
+            guard !claim.pending.isEmpty else { return requests }
+            if claim.spans.isEmpty {
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+        logger.warning("history: spans another daemon claimed were not fetched in time", metadata: ["account": "\(account.id)"])
+        return requests
+    }
+
+    /// One account's spans, retried after a Retry-After the source asked for.
+    ///
+    /// - Returns: the requests made and whether the spans were fetched.
+    private func fetch(_ spans: [DateInterval], of account: CalendarAccount, window: DateInterval) async -> (requests: Int, fetched: Bool) {
+        guard let source = sources[account.provider] else { return (0, false) }
         var accountLogger = logger
         accountLogger[metadataKey: "account"] = .stringConvertible(account.id)
         var requests = 0
@@ -96,12 +149,18 @@ public struct CalendarHistoryFetcher: Sendable {
                 let policy = try await AccountSourcePolicy.forOwner(id: account.ownerID, in: store, memberNetworks: settings.memberNetworks)
                 let context = CalendarSyncContext(
                     account: account, credentials: try await access.credentials(of: account.id), window: window,
-                    mirror: access.mirror(of: account.id), logger: accountLogger, fileAccess: policy.fileAccess)
+                    mirror: HistoryCalendarMirror(inner: access.mirror(of: account.id)), logger: accountLogger, fileAccess: policy.fileAccess)
                 let report = try await policy.enforcing { try await source.fetchHistory(spans, context: context) }
                 requests += report.requests
+                // No calendar asked (the account's first sync has not listed them yet): the
+                // spans are not recorded as fetched, or they would never be asked for.
+                guard report.calendars > 0 else {
+                    accountLogger.notice("history: no calendar to ask yet", metadata: ["warnings": "\(report.warnings.joined(separator: "; "))"])
+                    return (requests, false)
+                }
                 accountLogger.info(
                     "history fetched", metadata: ["spans": "\(spans.count)", "requests": "\(report.requests)", "inserted": "\(report.changes.inserted)"])
-                return requests
+                return (requests, true)
             } catch CalendarSyncError.retryLater(let after, let reason) where after <= maximumRetryWait && attempt < maximumAttempts {
                 accountLogger.notice("history: the source asked to wait", metadata: ["seconds": "\(after.components.seconds)", "reason": "\(reason)"])
                 try? await Task.sleep(for: after)
@@ -110,26 +169,21 @@ public struct CalendarHistoryFetcher: Sendable {
                 break
             }
         }
-        await ledger.release(accountID: account.id, spans)
-        return requests
+        return (requests, false)
     }
 }
 
-/// The spans fetched (or being fetched) per account, so each is asked for once.
+/// The spans this daemon knows were fetched, per account: fetched spans stay fetched, so a
+/// recording inside them needs no claim in the catalog.
 actor HistorySpanLedger {
     private var fetched: [Int64: TimeSpanSet] = [:]
 
-    /// The spans `plan` picks given what the account has, marked as fetched at once so a
-    /// concurrent call does not ask for them again.
-    func claim(accountID: Int64, _ plan: (TimeSpanSet) -> [DateInterval]) -> [DateInterval] {
-        let known = fetched[accountID] ?? TimeSpanSet()
-        let spans = plan(known)
-        fetched[accountID] = known.union(TimeSpanSet(spans))
-        return spans
-    }
+    /// The spans known to be fetched for the account.
+    func fetched(accountID: Int64) -> TimeSpanSet { fetched[accountID] ?? TimeSpanSet() }
 
-    /// Forgets spans whose fetch failed: a later call asks for them again.
-    func release(accountID: Int64, _ spans: [DateInterval]) {
-        fetched[accountID] = fetched[accountID]?.subtracting(TimeSpanSet(spans))
+    /// Adds spans fetched (here or by another daemon).
+    func learn(accountID: Int64, fetched spans: TimeSpanSet) {
+        guard !spans.isEmpty else { return }
+        fetched[accountID] = (fetched[accountID] ?? TimeSpanSet()).union(spans)
     }
 }

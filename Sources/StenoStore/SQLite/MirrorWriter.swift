@@ -74,6 +74,14 @@ struct MirrorWriter {
             for rows in existing.values { try tombstone(rows) }
             try forgetResources(calendarID: calendarID, except: Set(changes.updatedResources.map(\.resource)))
         }
+        if changes.fromHistory, let span = changes.window {
+            try db.execute(
+                sql: """
+                    UPDATE events SET from_history = 1
+                    WHERE calendar_id = ? AND starts_at >= ? AND starts_at < ? AND from_history = 0 AND deleted_at IS NULL
+                    """,
+                arguments: [calendarID, SQLiteCatalog.milliseconds(span.start), SQLiteCatalog.milliseconds(span.end)])
+        }
         try refreshSearch(meetingIDs: summary.touchedMeetingIDs)
         try clock.save(db)
         if let state = changes.syncState {
