@@ -54,10 +54,25 @@ enum CalDAVRequests {
     /// REPORT calendar-query (RFC 4791 §7.8) for the ETags of the event objects with an
     /// occurrence overlapping `range` (times in UTC).
     static func calendarQuery(_ range: DateInterval) -> Data {
+        timeRangeQuery(range, properties: "<D:getetag/>")
+    }
+
+    /// REPORT calendar-query for the event objects with an occurrence overlapping `range`,
+    /// with their data: recurring ones expanded by the server to their instances in `range`
+    /// when `expand` (RFC 4791 §9.6.5), whole otherwise. One request per range, no multiget.
+    static func calendarQueryWithData(_ range: DateInterval, expand: Bool) -> Data {
+        let data = expand
+            ? "<C:calendar-data><C:expand start=\"\(CalDAVEventDocument.utc(range.start))\" end=\"\(CalDAVEventDocument.utc(range.end))\"/></C:calendar-data>"
+            : "<C:calendar-data/>"
+        return timeRangeQuery(range, properties: "<D:getetag/>" + data)
+    }
+
+    /// A calendar-query of the VEVENTs overlapping `range`, asking for `properties`.
+    private static func timeRangeQuery(_ range: DateInterval, properties: String) -> Data {
         let start = CalDAVEventDocument.utc(range.start)
         let end = CalDAVEventDocument.utc(range.end)
         return Data(
-            (header + "<C:calendar-query \(namespaces)><D:prop><D:getetag/></D:prop><C:filter><C:comp-filter name=\"VCALENDAR\">"
+            (header + "<C:calendar-query \(namespaces)><D:prop>\(properties)</D:prop><C:filter><C:comp-filter name=\"VCALENDAR\">"
                 + "<C:comp-filter name=\"VEVENT\"><C:time-range start=\"\(start)\" end=\"\(end)\"/></C:comp-filter>"
                 + "</C:comp-filter></C:filter></C:calendar-query>").utf8)
     }

@@ -28,13 +28,19 @@ public struct CalDAVCapabilities: Codable, Sendable, Hashable {
     public var scheduling: Bool
     /// The DAV header's compliance classes as the server announced them.
     public var davClasses: [String]
+    /// calendar-query answers with `<C:expand>` (RFC 4791 §9.6.5): recurring objects come back
+    /// as their instances within the range asked. Nil until the first history fetch probes it.
+    public var expand: Bool?
 
-    public init(syncCollection: Bool, calendarMultiget: Bool, calendarQuery: Bool, scheduling: Bool, davClasses: [String]) {
+    public init(
+        syncCollection: Bool, calendarMultiget: Bool, calendarQuery: Bool, scheduling: Bool, davClasses: [String], expand: Bool? = nil
+    ) {
         self.syncCollection = syncCollection
         self.calendarMultiget = calendarMultiget
         self.calendarQuery = calendarQuery
         self.scheduling = scheduling
         self.davClasses = davClasses
+        self.expand = expand
     }
 }
 
