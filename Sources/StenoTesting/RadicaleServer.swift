@@ -153,7 +153,8 @@ public final class RadicaleServer: @unchecked Sendable {
         try data.write(to: URL(fileURLWithPath: folder + "/.Radicale.props"))
     }
 
-    /// `[section]` blocks repeated in `extraConfig` are merged into the first one of that name.
+    /// `[section]` blocks repeated in `extraConfig` are merged into the first one of that name;
+    /// an option set again replaces the earlier value (Radicale refuses duplicates).
     static func mergeSections(_ text: String) -> String {
         var order: [String] = []
         var sections: [String: [String]] = [:]
@@ -164,6 +165,8 @@ public final class RadicaleServer: @unchecked Sendable {
                 if sections[current] == nil { order.append(current); sections[current] = [] }
             } else if !line.isEmpty {
                 if sections[current] == nil { order.append(current); sections[current] = [] }
+                let key = line.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
+                sections[current]?.removeAll { $0.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } == key }
                 sections[current, default: []].append(line)
             }
         }
