@@ -173,6 +173,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // History tests read the catalog's own columns (events.from_history) directly.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoTestTraits", "StenoAPI", "stenod", "steno"]),

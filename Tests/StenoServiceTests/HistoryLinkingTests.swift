@@ -163,4 +163,62 @@ struct HistoryLinkingTests {
             throw error
         }
     }
+
+    @Test("declined against accepted, and parallel twins, at 10 days, 13 months and 3 years: the same answers at every date")
+    func declinedAndTwinsAnswerAlikeAtEveryDate() async throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let days: [Double] = [10, 395, 1095]
+        func invited(_ response: String) -> [String] {
+            ["ORGANIZER:mailto:carol@example.com", "ATTENDEE;PARTSTAT=\(response):mailto:alice@example.com"]
+        }
+        var events: [[String]] = []
+        for day in days {
+            let base = at(days: day)
+            events += [
+                Self.event("pitch-\(day)", "Vendor pitch", base.addingTimeInterval(15 * 3600), minutes: 60, extra: invited("DECLINED")),
+                Self.event("roadmap-\(day)", "Roadmap", base.addingTimeInterval(15 * 3600), minutes: 60, extra: invited("ACCEPTED")),
+                Self.event("twin-a-\(day)", "Interview A", base.addingTimeInterval(17 * 3600), minutes: 30, extra: invited("ACCEPTED")),
+                Self.event("twin-b-\(day)", "Interview B", base.addingTimeInterval(17 * 3600), minutes: 30, extra: invited("ACCEPTED")),
+            ]
+        }
+        let file = root + "/team.ics"
+        try Self.calendar(events).write(toFile: file, atomically: true, encoding: .utf8)
+
+        let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
+        let alice = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"], role: .admin))
+        let secrets = SecretBox(keyBytes: Array(repeating: 5, count: 32))
+        let ics = try await catalog.addAccount(
+            CalendarAccountDraft(provider: .ics, ownerID: alice.id, displayName: "team", settings: ["source": file]), now: now)
+        let transport = HTTPTransport()
+        let icsProvider = ICSProvider(transport: transport, defaultTimeZone: TimeZone(identifier: "UTC") ?? .current)
+        do {
+            let syncer = CalendarSyncer(
+                store: catalog, providers: [icsProvider], secrets: secrets, settings: CalendarSettings(), logger: Logger(label: "test"))
+            _ = try await syncer.sync(accountID: ics.id, now: now)
+            let linker = RecordingLinker(
+                store: catalog,
+                history: CalendarHistoryFetcher(
+                    store: catalog, sources: [.ics: icsProvider], secrets: secrets, settings: CalendarSettings(), logger: Logger(label: "test")))
+            var answers: [Double: (roadmap: LinkSummary?, twins: LinkSummary?)] = [:]
+            for day in days {
+                let base = at(days: day)
+                let roadmap = try await record(catalog, "roadmap-\(day).wav", at: base.addingTimeInterval(15 * 3600 + 120), minutes: 55, owner: alice.id)
+                let twins = try await record(catalog, "interview-\(day).wav", at: base.addingTimeInterval(17 * 3600 + 60), minutes: 28, owner: alice.id)
+                _ = try await linker.link(recordingIDs: [roadmap, twins])
+                func link(_ id: Int64) async throws -> LinkSummary? {
+                    try await catalog.links(state: nil, visibleTo: nil, afterRecordingID: id - 1, limit: 1).first
+                }
+                answers[day] = (try await link(roadmap), try await link(twins))
+            }
+            for day in days {
+                #expect(answers[day]?.roadmap?.state == .linked && answers[day]?.roadmap?.meetingTitle == "Roadmap", "\(day) days back: \(String(describing: answers[day]?.roadmap))")
+                #expect(answers[day]?.twins?.state == .ambiguous, "\(day) days back: \(String(describing: answers[day]?.twins))")
+            }
+            try await transport.shutdown()
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+    }
 }
