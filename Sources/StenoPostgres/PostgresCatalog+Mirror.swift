@@ -10,17 +10,17 @@ extension PostgresCatalog: CalendarStore {
         try await rows(
             """
             SELECT c.id, c.account_id, c.remote_id, c.name, c.color, c.time_zone, c.sync_state,
-                (SELECT count(*) FROM events e WHERE e.calendar_id = c.id AND e.deleted_at IS NULL)
+                (SELECT count(*) FROM events e WHERE e.calendar_id = c.id AND e.deleted_at IS NULL), c.is_enabled
             FROM calendars c JOIN calendar_accounts a ON a.id = c.account_id
             WHERE (\(accountID)::bigint IS NULL OR c.account_id = \(accountID)) AND (\(ownerID)::bigint IS NULL OR a.owner_id = \(ownerID))
             ORDER BY c.id
             """
         ).map { row in
-            let (id, accountID, remoteID, name, color, timeZone, syncState, eventCount) = try row.decode(
-                (Int64, Int64, String, String, String?, String?, String?, Int64).self)
+            let (id, accountID, remoteID, name, color, timeZone, syncState, eventCount, isEnabled) = try row.decode(
+                (Int64, Int64, String, String, String?, String?, String?, Int64, Bool).self)
             return CalendarInfo(
                 id: id, accountID: accountID, remoteID: remoteID, name: name, color: color, timeZone: timeZone, syncState: syncState,
-                eventCount: Int(eventCount))
+                eventCount: Int(eventCount), isEnabled: isEnabled)
         }
     }
 
@@ -54,6 +54,29 @@ extension PostgresCatalog: CalendarStore {
         return try await transaction { tx in
             try await PostgresMirrorWriter(tx: tx, now: now).apply(changes, accountID: accountID).summary
         }
+    }
+
+    public func setCalendarEnabled(id: Int64, enabled: Bool, now: Date) async throws -> CalendarInfo {
+        let milliseconds = Self.milliseconds(now)
+        let accountID = try await transaction { tx -> Int64 in
+            guard let row = try await tx.row("SELECT account_id, remote_id, name, is_enabled FROM calendars WHERE id = \(id)") else {
+                throw StoreError.notFound(entity: "calendar", reference: String(id))
+            }
+            let (accountID, remoteID, name, isEnabled) = try row.decode((Int64, String, String, Bool).self)
+            if !enabled, isEnabled {
+                // An empty complete listing: every event of the calendar is gone (the writer
+                // locks the account, as every change set of it does).
+                _ = try await PostgresMirrorWriter(tx: tx, now: milliseconds).apply(
+                    CalendarChangeSet(calendar: CalendarDescriptor(remoteID: remoteID, name: name), scope: .complete), accountID: accountID)
+            }
+            try await tx.execute(
+                "UPDATE calendars SET is_enabled = \(enabled), sync_state = NULL, updated_at = \(milliseconds) WHERE id = \(id)")
+            return accountID
+        }
+        guard let calendar = try await calendars(accountID: accountID, ownerID: nil).first(where: { $0.id == id }) else {
+            throw StoreError.notFound(entity: "calendar", reference: String(id))
+        }
+        return calendar
     }
 
     public func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws {

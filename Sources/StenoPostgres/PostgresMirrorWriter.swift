@@ -57,6 +57,10 @@ struct PostgresMirrorWriter {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
         let calendarID = try await upsertCalendar(changes.calendar, accountID: accountID)
+        // A disabled calendar is not mirrored: what a sync or a write still sends for it is dropped.
+        guard try await tx.row("SELECT is_enabled FROM calendars WHERE id = \(calendarID)")?.decode(Bool.self) ?? true else {
+            return (MirrorChangeSummary(), [])
+        }
         var existing = try await existingRows(
             calendarID: calendarID,
             resources: changes.scope == .complete ? nil : changes.updatedResources.map(\.resource) + changes.removedResources)

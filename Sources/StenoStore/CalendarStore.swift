@@ -51,6 +51,11 @@ public protocol CalendarStore: Sendable {
     func resources(accountID: Int64, calendarRemoteID: String, overlapping window: DateInterval) async throws -> Set<String>
     /// Applies a provider's change set and its sync state in one transaction.
     func applyCalendarChanges(_ changes: CalendarChangeSet, accountID: Int64, now: Date) async throws -> MirrorChangeSummary
+    /// Enables or disables calendar `id`. Disabling tombstones its live events (links to them
+    /// are revalidated as gone by the next `links.after-sync`) and forgets its resources; from
+    /// then on change sets for it are ignored. Either way its sync state is cleared, so the
+    /// next sync of an enabled calendar starts fresh. Throws `.notFound`.
+    func setCalendarEnabled(id: Int64, enabled: Bool, now: Date) async throws -> CalendarInfo
     /// Removes an account's calendars not named in `remoteIDs`.
     func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws
     /// Mirrored events of an account, ordered by start; tombstones only when asked.

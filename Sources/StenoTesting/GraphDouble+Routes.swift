@@ -36,7 +36,7 @@ extension GraphDoubleService {
         let principal = grant.principal
         // The mailbox: `me` (delegated) or `users/{upn}` (the user themself, or an application).
         let mailbox: String
-        let rest: [String]
+        var rest: [String]
         let mailboxPath: String
         if segments.first == "me" {
             guard principal.hasPrefix("user:") else {
@@ -57,13 +57,24 @@ extension GraphDoubleService {
             return .graphError(400, "BadRequest", "Resource not found for the segment '\(segments.first ?? "")'.")
         }
         let utc = (request.header("prefer") ?? "").contains("outlook.timezone=\"UTC\"")
+        if request.method == "GET", rest == ["calendars"] { return calendarListing(mailbox: mailbox, base: base) }
+        // `calendars/{id}/…` reads one calendar; the mailbox path alone, its default calendar.
+        var store = mailbox
+        var path = mailboxPath
+        if rest.first == "calendars", rest.count >= 3 {
+            guard let route = calendarRoute(rest[1], mailbox: mailbox, mailboxPath: mailboxPath) else {
+                return .graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.")
+            }
+            (store, path) = route
+            rest.removeFirst(2)
+        }
         switch (request.method, rest.count) {
         case ("GET", 0):
             return .json(200, ["id": "id-\(mailbox)", "userPrincipalName": mailbox, "mail": mailbox, "displayName": mailbox])
         case ("GET", 2) where rest == ["calendarView", "delta"]:
-            return delta(request, mailbox: mailbox, mailboxPath: mailboxPath, query: query, base: base, utc: utc)
+            return delta(request, mailbox: store, mailboxPath: path, query: query, base: base, utc: utc)
         case ("GET", 2) where rest[0] == "events":
-            guard let event = state.withLock({ $0.mailboxes[mailbox]?[rest[1]] }) ?? master(rest[1], mailbox: mailbox) else {
+            guard let event = state.withLock({ $0.mailboxes[store]?[rest[1]] }) ?? master(rest[1], mailbox: store) else {
                 return .graphError(404, "ErrorItemNotFound", "The specified object was not found in the store.")
             }
             return GraphDoubleResponse(status: 200, body: render(event, utc: utc))
@@ -72,13 +83,14 @@ extension GraphDoubleService {
             guard grant.canWrite else {
                 return .graphError(403, "ErrorAccessDenied", "Access is denied. Check credentials and try again.")
             }
-            return write(request, mailbox: mailbox, id: request.method == "PATCH" ? rest[1] : nil, utc: utc)
+            return write(request, mailbox: store, id: request.method == "PATCH" ? rest[1] : nil, utc: utc)
         default:
             return .graphError(400, "BadRequest", "unsupported request \(request.method) \(rest.joined(separator: "/"))")
         }
     }
 
-    /// PATCH (id given) or POST (a new event): recorded, then applied to the store.
+    /// PATCH (id given) or POST (a new event): recorded, then applied to the store (`mailbox`
+    /// is the calendar's store key, ``GraphDouble/storeKey(mailbox:calendar:)``).
     ///
     /// A PATCH with `If-Match` other than the event's `@odata.etag` is refused with 412, as
     /// Exchange does; a PATCH of a series master changes its occurrences (not its exceptions);
@@ -127,7 +139,8 @@ extension GraphDoubleService {
                 state.tokenCounter += 1
                 return state.tokenCounter
             }
-            event = GraphDouble.Event(id: "created-\(number)", subject: "", start: start, end: end, organizer: GraphDouble.Person(email: mailbox))
+            let user = String(mailbox.split(separator: "/").first ?? Substring(mailbox))
+            event = GraphDouble.Event(id: "created-\(number)", subject: "", start: start, end: end, organizer: GraphDouble.Person(email: user))
             if let transaction { state.withLock { $0.transactions[transaction] = (mailbox, event.id) } }
         }
         if let subject = object["subject"] as? String { event.subject = subject }

@@ -13,7 +13,9 @@ import Synchronization
 ///   (`authorization_pending`, `slow_down`, `authorization_declined`, `expired_token`), the
 ///   refresh-token grant (`invalid_grant` once revoked) and the client-credentials grant
 ///   (`invalid_client` for a wrong secret).
-/// - Graph (`/v1.0`): `me` and `users/{upn}` `calendarView/delta` with `Prefer:
+/// - Graph (`/v1.0`): `me` and `users/{upn}` `calendars` (the default calendar, and those
+///   added with ``addCalendar(_:mailbox:)``, own or shared), and their `calendarView/delta`
+///   (the mailbox's, or `calendars/{id}/calendarView/delta`) with `Prefer:
 ///   odata.maxpagesize` paging by `$skiptoken`, a `@odata.deltaLink` with `$deltatoken`,
 ///   `@removed` for deleted events and events moved out of the view, 410 `syncStateNotFound`
 ///   for expired state, `GET /me`, `GET …/events/{id}` (series masters too), and
@@ -119,20 +121,23 @@ public final class GraphDouble: Sendable {
 
     // MARK: Events
 
-    /// Creates or replaces an event in a mailbox (by UPN); its change key is bumped.
-    public func put(_ event: Event, mailbox: String = "alice@contoso.com") {
-        service.putEvent(event, mailbox: mailbox)
+    /// Creates or replaces an event in a mailbox (by UPN) — in its default calendar, or in
+    /// `calendar` (``addCalendar(_:mailbox:)``); its change key is bumped.
+    public func put(_ event: Event, mailbox: String = "alice@contoso.com", calendar: String? = nil) {
+        service.putEvent(event, mailbox: Self.storeKey(mailbox: mailbox, calendar: calendar))
     }
 
     /// Changes an event in place (nothing when it does not exist).
-    public func update(_ id: String, mailbox: String = "alice@contoso.com", _ change: (inout Event) -> Void) {
+    public func update(_ id: String, mailbox: String = "alice@contoso.com", calendar: String? = nil, _ change: (inout Event) -> Void) {
+        let mailbox = Self.storeKey(mailbox: mailbox, calendar: calendar)
         guard var event = service.state.withLock({ $0.mailboxes[mailbox]?[id] }) else { return }
         change(&event)
-        put(event, mailbox: mailbox)
+        service.putEvent(event, mailbox: mailbox)
     }
 
     /// Deletes an event.
-    public func remove(_ id: String, mailbox: String = "alice@contoso.com") {
+    public func remove(_ id: String, mailbox: String = "alice@contoso.com", calendar: String? = nil) {
+        let mailbox = Self.storeKey(mailbox: mailbox, calendar: calendar)
         service.state.withLock { state in
             guard state.mailboxes[mailbox]?.removeValue(forKey: id) != nil else { return }
             state.seq += 1
@@ -162,9 +167,10 @@ public final class GraphDouble: Sendable {
         return occurrences
     }
 
-    /// The events of a mailbox, by id.
-    public func events(mailbox: String = "alice@contoso.com") -> [Event] {
-        service.state.withLock { $0.mailboxes[mailbox].map { Array($0.values) } ?? [] }.sorted { $0.id < $1.id }
+    /// The events of a mailbox's calendar (its default one unless named), by id.
+    public func events(mailbox: String = "alice@contoso.com", calendar: String? = nil) -> [Event] {
+        let mailbox = Self.storeKey(mailbox: mailbox, calendar: calendar)
+        return service.state.withLock { $0.mailboxes[mailbox].map { Array($0.values) } ?? [] }.sorted { $0.id < $1.id }
     }
 
     /// Makes every delta and skip token issued so far answer 410 with `code`
@@ -268,7 +274,10 @@ final class GraphDoubleService: Sendable {
     let state = Mutex(State())
 
     struct State {
+        /// Events by store key (``GraphDouble/storeKey(mailbox:calendar:)``) and id.
         var mailboxes: [String: [String: GraphDouble.Event]] = [:]
+        /// Each mailbox's calendars besides its default one.
+        var calendars: [String: [GraphDouble.Calendar]] = [:]
         /// Per event id: the sequence number of its last change.
         var changed: [String: Int] = [:]
         /// Deleted events: id → (mailbox, sequence of the deletion).

@@ -29,8 +29,10 @@ final class GraphClient: Sendable {
         self.retry = retry
     }
 
-    /// The gate's key for a mailbox path (`me`, `users/{user}`): application and user.
-    func gateKey(_ mailbox: String) -> String {
+    /// The gate's key for a mailbox or calendar path (`me`, `users/{user}`, `me/calendars/{id}`): application and user.
+    func gateKey(_ path: String) -> String {
+        // A calendar's path (`me/calendars/{id}`) takes its mailbox's slots.
+        let mailbox = GraphMailbox.path(ofCalendar: path)
         let user = mailbox == "me" ? signedInMailbox : mailbox.hasPrefix("users/") ? String(mailbox.dropFirst(6)) : mailbox
         return (clientID + "/" + user).lowercased()
     }

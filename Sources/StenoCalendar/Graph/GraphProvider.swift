@@ -3,8 +3,9 @@ import Logging
 import StenoCore
 import Synchronization
 
-/// Calendars from Microsoft Graph (Outlook, Microsoft 365): the default calendar of the
-/// signed-in user, or of each listed user of an organisation.
+/// Calendars from Microsoft Graph (Outlook, Microsoft 365): every calendar of the signed-in
+/// user, or of each listed user of an organisation — own calendars and shared ones the user
+/// can read (``GraphCalendar``); disabled ones are skipped.
 ///
 /// Account settings: `mode` (`delegated`: a person signed in with the device code flow and
 /// the refresh token renews access; `application`: client credentials for the tenant),
@@ -13,7 +14,7 @@ import Synchronization
 /// email), and `mailbox` (the signed-in user, for names). Credentials: `refreshToken`
 /// (delegated) or `clientSecret` (application), with the last `accessToken`.
 ///
-/// Each mailbox is synced with calendarView delta rounds (``GraphMailboxSync``): requests
+/// Each calendar is synced with its own calendarView delta rounds (``GraphCalendarSync``): requests
 /// with `Prefer: odata.maxpagesize`, `outlook.timezone="UTC"` and `IdType="ImmutableId"`.
 public struct GraphProvider: CalendarProvider {
     public var kind: CalendarProviderKind { .graph }
@@ -88,29 +89,19 @@ public struct GraphProvider: CalendarProvider {
         let setup = try GraphAccountSetup(account: context.account)
         let client = makeClient(setup: setup, context: context)
         let mailboxes = try await mailboxes(setup: setup, context: context)
-        let known = Dictionary(try await context.mirror.calendars().map { ($0.remoteID, $0) }, uniquingKeysWith: { first, _ in first })
-        var report = CalendarSyncReport()
-        report.calendars = mailboxes.count
+        let stored = try await context.mirror.calendars()
+        let known = Dictionary(stored.map { ($0.remoteID, $0) }, uniquingKeysWith: { first, _ in first })
         let done = DoneCounter()
-        let outcomes = try await withThrowingTaskGroup(of: (GraphMailbox, Result<GraphMailboxSync.Outcome, any Error>).self) { group in
-            var results: [(GraphMailbox, Result<GraphMailboxSync.Outcome, any Error>)] = []
+        let outcomes = try await withThrowingTaskGroup(of: (GraphMailbox, MailboxOutcome).self) { group in
+            var results: [(GraphMailbox, MailboxOutcome)] = []
             var next = 0
             func addNext() {
                 let mailbox = mailboxes[next]
                 next += 1
-                let info = known[mailbox.remoteID]
-                let sync = GraphMailboxSync(
-                    client: client, mailbox: mailbox, graphURL: setup.endpoints.graphURL,
-                    stored: CalDAVStateCoding.decode(GraphCalendarState.self, from: info?.syncState), isKnown: info != nil,
-                    context: context, options: options)
                 group.addTask {
-                    do {
-                        let outcome = try await sync.run()
-                        context.progress(CalendarSyncProgress(calendarsDone: done.increment(), calendarsTotal: mailboxes.count, calendarName: mailbox.name))
-                        return (mailbox, .success(outcome))
-                    } catch {
-                        return (mailbox, .failure(error))
-                    }
+                    let outcome = try await sync(mailbox, client: client, setup: setup, known: known, context: context)
+                    context.progress(CalendarSyncProgress(calendarsDone: done.increment(), calendarsTotal: mailboxes.count, calendarName: mailbox.name))
+                    return (mailbox, outcome)
                 }
             }
             while next < mailboxes.count && next < max(1, options.concurrentMailboxes) { addNext() }
@@ -120,32 +111,90 @@ public struct GraphProvider: CalendarProvider {
             }
             return results
         }
+        var report = CalendarSyncReport()
         var failures: [any Error] = []
-        for (mailbox, result) in outcomes.sorted(by: { $0.0.path < $1.0.path }) {
-            switch result {
-            case .success(let outcome):
-                report.changes.add(outcome.changes)
-                if outcome.fullSync { report.fullSyncs += 1 }
-                report.warnings += outcome.warnings.prefix(20).map { "\(mailbox.name): \($0)" }
-            case .failure(let error):
-                if let error = error as? CalendarSyncError {
-                    switch error {
-                    case .needsCredentials, .retryLater: throw error
-                    case .badSource, .malformedResponse: break
-                    }
+        var attempted = 0
+        var present = Set<String>()
+        for (mailbox, outcome) in outcomes.sorted(by: { $0.0.path < $1.0.path }) {
+            present.formUnion(outcome.listed.map(\.remoteID))
+            if let warning = outcome.listingWarning {
+                // Calendars the listing could not confirm are kept until it can.
+                present.formUnion(stored.map(\.remoteID).filter(mailbox.holds(calendar:)))
+                report.warnings.append(warning)
+            }
+            for (calendar, result) in outcome.results {
+                attempted += 1
+                switch result {
+                case .success(let synced):
+                    report.changes.add(synced.changes)
+                    if synced.fullSync { report.fullSyncs += 1 }
+                    report.warnings += synced.warnings.prefix(20).map { "\(calendar.name): \($0)" }
+                case .failure(let error):
+                    // One unreadable calendar does not stop the others.
+                    failures.append(error)
+                    report.warnings.append("\(calendar.name) was not synced: \(error)")
+                    context.logger.warning("calendar not synced", metadata: ["calendar": "\(calendar.path)", "error": "\(error)"])
                 }
-                // One unreadable mailbox does not stop the others.
-                failures.append(error)
-                report.warnings.append("\(mailbox.name) was not synced: \(error)")
-                context.logger.warning("mailbox not synced", metadata: ["mailbox": "\(mailbox.path)", "error": "\(error)"])
             }
         }
-        if !mailboxes.isEmpty, failures.count == mailboxes.count, let first = failures.first { throw first }
-        try await context.mirror.removeCalendars(except: Set(mailboxes.map(\.remoteID)))
+        report.calendars = attempted
+        if attempted > 0, failures.count == attempted, let first = failures.first { throw first }
+        try await context.mirror.removeCalendars(except: present)
         let totals = await client.totals()
         report.requests = totals.requests
         report.bytesReceived = totals.bytes
         return report
+    }
+
+    /// What one mailbox's sync did: its calendars as listed, and each enabled one's result.
+    struct MailboxOutcome: Sendable {
+        var listed: [GraphCalendar] = []
+        /// Set when the listing failed and only the default calendar was synced.
+        var listingWarning: String?
+        var results: [(GraphCalendar, Result<GraphCalendarSync.Outcome, any Error>)] = []
+    }
+
+    /// Lists a mailbox's calendars and syncs the enabled ones, one after the other (the
+    /// mailbox's request slots are shared by all of them).
+    ///
+    /// - Throws: only what ends the whole account's sync (credentials refused, throttling).
+    private func sync(
+        _ mailbox: GraphMailbox, client: GraphClient, setup: GraphAccountSetup, known: [String: CalendarInfo], context: CalendarSyncContext
+    ) async throws -> MailboxOutcome {
+        var outcome = MailboxOutcome()
+        do {
+            outcome.listed = try await GraphCalendar.list(
+                in: mailbox, client: client, graphURL: setup.endpoints.graphURL, maximumPages: options.maximumPagesPerRound)
+        } catch let error as CalendarSyncError {
+            switch error {
+            case .needsCredentials, .retryLater: throw error
+            case .badSource, .malformedResponse:
+                // The default calendar is read through the mailbox path: sync it alone.
+                outcome.listed = [.defaultCalendar(of: mailbox)]
+                outcome.listingWarning = "the calendars of \(mailbox.name) could not be listed, so only its default calendar was synced: \(error)"
+                context.logger.warning("calendars not listed", metadata: ["mailbox": "\(mailbox.path)", "error": "\(error)"])
+            }
+        }
+        for calendar in outcome.listed {
+            let info = known[calendar.remoteID]
+            // A disabled calendar is left alone until it is enabled again.
+            if info?.isEnabled == false { continue }
+            let sync = GraphCalendarSync(
+                client: client, calendar: calendar, graphURL: setup.endpoints.graphURL,
+                stored: CalDAVStateCoding.decode(GraphCalendarState.self, from: info?.syncState), isKnown: info != nil,
+                context: context, options: options)
+            do {
+                outcome.results.append((calendar, .success(try await sync.run())))
+            } catch let error as CalendarSyncError {
+                switch error {
+                case .needsCredentials, .retryLater: throw error
+                case .badSource, .malformedResponse: outcome.results.append((calendar, .failure(error)))
+                }
+            } catch {
+                outcome.results.append((calendar, .failure(error)))
+            }
+        }
+        return outcome
     }
 
     func makeClient(setup: GraphAccountSetup, context: CalendarSyncContext) -> GraphClient {

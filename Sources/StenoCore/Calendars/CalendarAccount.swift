@@ -103,11 +103,15 @@ public struct CalendarInfo: Sendable, Hashable, Identifiable {
     public var syncState: String?
     /// Mirrored events that are not deleted.
     public var eventCount: Int
+    /// Whether the calendar counts: a disabled one is not mirrored and its events are gone
+    /// from the mirror (its links orphaned, their cached copies kept).
+    public var isEnabled: Bool
 
     public init(
         id: Int64, accountID: Int64, remoteID: String, name: String, color: String? = nil, timeZone: String? = nil,
-        syncState: String? = nil, eventCount: Int = 0
+        syncState: String? = nil, eventCount: Int = 0, isEnabled: Bool = true
     ) {
+        self.isEnabled = isEnabled
         self.id = id
         self.accountID = accountID
         self.remoteID = remoteID

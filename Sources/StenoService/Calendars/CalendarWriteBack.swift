@@ -31,16 +31,17 @@ public struct CalendarWriteBack: Sendable {
         public var account: CalendarAccount
     }
 
-    /// The calendars of `owner`'s accounts that events can be created in: every calendar of an
-    /// account whose provider writes, but of an organisation's Microsoft Graph account only the
-    /// owner's own mailbox (the others belong to other people).
+    /// The calendars of `owner`'s accounts that events can be created in: every enabled
+    /// calendar of an account whose provider writes, but of a Microsoft Graph account only the
+    /// default calendar of the owner's own mailbox (the others are other people's, or shared).
     public func writableCalendars(of owner: User) async throws -> [WritableCalendar] {
         let accounts = Dictionary(
             try await store.accounts(ownerID: owner.id).filter { writers[$0.provider] != nil }.map { ($0.id, $0) },
             uniquingKeysWith: { first, _ in first })
         let emails = Set(owner.emails.map { $0.lowercased() })
         return try await store.calendars(accountID: nil, ownerID: owner.id).compactMap { calendar in
-            guard let account = accounts[calendar.accountID] else { return nil }
+            guard let account = accounts[calendar.accountID], calendar.isEnabled else { return nil }
+            if account.provider == .graph, calendar.remoteID.contains("/calendars/") { return nil }
             if account.provider == .graph, calendar.remoteID.hasPrefix("users/"),
                 !emails.contains(String(calendar.remoteID.dropFirst("users/".count)).lowercased())
             {

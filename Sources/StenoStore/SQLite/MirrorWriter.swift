@@ -52,6 +52,10 @@ struct MirrorWriter {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
         let calendarID = try upsertCalendar(changes.calendar, accountID: accountID)
+        // A disabled calendar is not mirrored: what a sync or a write still sends for it is dropped.
+        guard try Bool.fetchOne(db, sql: "SELECT is_enabled FROM calendars WHERE id = ?", arguments: [calendarID]) ?? true else {
+            return summary
+        }
         // An incremental change set reads only the rows of the resources it names: a sync of
         // ten changes in a calendar of 100,000 events touches ten resources, not the calendar.
         var existing = changes.scope == .complete

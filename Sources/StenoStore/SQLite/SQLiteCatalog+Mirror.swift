@@ -8,7 +8,7 @@ extension SQLiteCatalog {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT c.id, c.account_id, c.remote_id, c.name, c.color, c.time_zone, c.sync_state,
+                    SELECT c.id, c.account_id, c.remote_id, c.name, c.color, c.time_zone, c.sync_state, c.is_enabled,
                         (SELECT count(*) FROM events e WHERE e.calendar_id = c.id AND e.deleted_at IS NULL) AS event_count
                     FROM calendars c JOIN calendar_accounts a ON a.id = c.account_id
                     WHERE (?1 IS NULL OR c.account_id = ?1) AND (?2 IS NULL OR a.owner_id = ?2)
@@ -18,7 +18,8 @@ extension SQLiteCatalog {
             ).map { row in
                 CalendarInfo(
                     id: row["id"], accountID: row["account_id"], remoteID: row["remote_id"], name: row["name"], color: row["color"],
-                    timeZone: row["time_zone"], syncState: row["sync_state"], eventCount: row["event_count"])
+                    timeZone: row["time_zone"], syncState: row["sync_state"], eventCount: row["event_count"],
+                    isEnabled: row["is_enabled"])
             }
         }
     }
@@ -57,6 +58,30 @@ extension SQLiteCatalog {
             var writer = MirrorWriter(db: db, now: Self.milliseconds(now))
             return try writer.apply(changes, accountID: accountID)
         }
+    }
+
+    public func setCalendarEnabled(id: Int64, enabled: Bool, now: Date) async throws -> CalendarInfo {
+        let accountID = try await writer.write { db -> Int64 in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT account_id, remote_id, name, is_enabled FROM calendars WHERE id = ?", arguments: [id])
+            else { throw StoreError.notFound(entity: "calendar", reference: String(id)) }
+            let accountID: Int64 = row["account_id"]
+            if !enabled, row["is_enabled"] as Bool {
+                // An empty complete listing: every event of the calendar is gone.
+                var writer = MirrorWriter(db: db, now: Self.milliseconds(now))
+                _ = try writer.apply(
+                    CalendarChangeSet(calendar: CalendarDescriptor(remoteID: row["remote_id"], name: row["name"]), scope: .complete),
+                    accountID: accountID)
+            }
+            try db.execute(
+                sql: "UPDATE calendars SET is_enabled = ?, sync_state = NULL, updated_at = ? WHERE id = ?",
+                arguments: [enabled, Self.milliseconds(now), id])
+            return accountID
+        }
+        guard let calendar = try await calendars(accountID: accountID, ownerID: nil).first(where: { $0.id == id }) else {
+            throw StoreError.notFound(entity: "calendar", reference: String(id))
+        }
+        return calendar
     }
 
     public func removeCalendars(accountID: Int64, except remoteIDs: Set<String>) async throws {

@@ -144,6 +144,12 @@ actor InMemoryCalendarMirror: CalendarMirror {
     /// The stored sync state of a calendar.
     func syncState(calendar remoteID: String) -> String? { calendarsByRemoteID[remoteID]?.info.syncState }
 
+    /// Disables or enables a calendar as `steno calendars disable` does (its state cleared).
+    func setEnabled(calendar remoteID: String, _ enabled: Bool) {
+        calendarsByRemoteID[remoteID]?.info.isEnabled = enabled
+        calendarsByRemoteID[remoteID]?.info.syncState = nil
+    }
+
     /// Replaces a calendar's stored sync state (to simulate an expired token).
     func overwriteSyncState(calendar remoteID: String, with state: String?) {
         calendarsByRemoteID[remoteID]?.info.syncState = state

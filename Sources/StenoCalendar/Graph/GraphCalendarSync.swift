@@ -1,7 +1,7 @@
 import Foundation
 import StenoCore
 
-/// Brings one mailbox's calendar up to date with a calendarView delta round.
+/// Brings one calendar of a mailbox up to date with a calendarView delta round.
 ///
 /// With a stored delta link whose window still covers the configured one: one round from it
 /// (usually one request). Otherwise — first sync, the window slid past the round's end, or
@@ -13,9 +13,9 @@ import StenoCore
 /// Pages are applied as incremental change sets without a state; the last change set
 /// carries the removals and the new delta link, so a link is never saved before the events
 /// it covers (a crash mid-round resumes from the previous link).
-struct GraphMailboxSync {
+struct GraphCalendarSync {
     let client: GraphClient
-    let mailbox: GraphMailbox
+    let calendar: GraphCalendar
     let graphURL: URL
     let stored: GraphCalendarState?
     /// Whether the mirror already knows this calendar.
@@ -23,7 +23,7 @@ struct GraphMailboxSync {
     let context: CalendarSyncContext
     let options: GraphProvider.Options
 
-    /// What the mailbox's sync did.
+    /// What the calendar's sync did.
     struct Outcome {
         var changes = MirrorChangeSummary()
         var fullSync = false
@@ -36,8 +36,11 @@ struct GraphMailboxSync {
     }
 
     var descriptor: CalendarDescriptor {
-        CalendarDescriptor(remoteID: mailbox.remoteID, name: mailbox.name)
+        CalendarDescriptor(remoteID: calendar.remoteID, name: calendar.name, color: calendar.color)
     }
+
+    /// The mailbox whose request slots the calendar's requests take.
+    var mailbox: GraphMailbox { calendar.mailbox }
 
     var preferHeader: (String, String) {
         ("Prefer", "odata.maxpagesize=\(options.pageSize), outlook.timezone=\"UTC\", IdType=\"ImmutableId\"")
@@ -49,7 +52,7 @@ struct GraphMailboxSync {
                 return try await round(from: url, full: false, comparesWithMirror: false, window: stored)
             } catch let refusal as ResyncRequired {
                 context.logger.info(
-                    "delta state refused; syncing the mailbox in full", metadata: ["mailbox": "\(mailbox.remoteID)", "reason": "\(refusal.reason)"])
+                    "delta state refused; syncing the calendar in full", metadata: ["calendar": "\(calendar.remoteID)", "reason": "\(refusal.reason)"])
             }
         }
         let window = DateInterval(
@@ -61,23 +64,23 @@ struct GraphMailboxSync {
         } catch let refusal as ResyncRequired {
             // A skip token may expire during a long first round: start it once more (the
             // first attempt may have mirrored events since gone).
-            context.logger.info("delta round restarted", metadata: ["mailbox": "\(mailbox.remoteID)", "reason": "\(refusal.reason)"])
+            context.logger.info("delta round restarted", metadata: ["calendar": "\(calendar.remoteID)", "reason": "\(refusal.reason)"])
             do {
                 return try await round(from: initialURL(window), full: true, comparesWithMirror: true, window: state)
             } catch let again as ResyncRequired {
-                throw CalendarSyncError.badSource("Microsoft Graph refused a fresh delta round for \(mailbox.name): \(again.reason)")
+                throw CalendarSyncError.badSource("Microsoft Graph refused a fresh delta round for \(calendar.name): \(again.reason)")
             }
         }
     }
 
-    /// `{graph}/{mailbox}/calendarView/delta?startDateTime=…&endDateTime=…`.
+    /// `{graph}/{calendar path}/calendarView/delta?startDateTime=…&endDateTime=…`.
     func initialURL(_ window: DateInterval) throws -> URL {
-        var components = URLComponents(url: graphURL.appendingPathComponent(mailbox.path + "/calendarView/delta"), resolvingAgainstBaseURL: false)
+        var components = URLComponents(url: graphURL.appendingPathComponent(calendar.path + "/calendarView/delta"), resolvingAgainstBaseURL: false)
         components?.queryItems = [
             URLQueryItem(name: "startDateTime", value: graphUTCText(window.start)),
             URLQueryItem(name: "endDateTime", value: graphUTCText(window.end)),
         ]
-        guard let url = components?.url else { throw CalendarSyncError.badSource("cannot build the delta URL for \(mailbox.path)") }
+        guard let url = components?.url else { throw CalendarSyncError.badSource("cannot build the delta URL for \(calendar.path)") }
         return url
     }
 
@@ -96,16 +99,16 @@ struct GraphMailboxSync {
         while true {
             pages += 1
             guard pages <= options.maximumPagesPerRound else {
-                throw CalendarSyncError.malformedResponse("Microsoft Graph sent more than \(options.maximumPagesPerRound) pages for \(mailbox.name)")
+                throw CalendarSyncError.malformedResponse("Microsoft Graph sent more than \(options.maximumPagesPerRound) pages for \(calendar.name)")
             }
             let response = try await client.get(url, mailbox: mailbox.remoteID, headers: [preferHeader])
             guard response.isSuccess else {
                 let error = GraphError(response)
                 if error.requiresResync { throw ResyncRequired(reason: error.description) }
                 if response.status == 404 {
-                    throw CalendarSyncError.badSource("Microsoft Graph has no calendar for \(mailbox.name) (\(error))")
+                    throw CalendarSyncError.badSource("Microsoft Graph has no calendar \(calendar.name) (\(error))")
                 }
-                throw CalendarSyncError.badSource("GET \(url.path) for \(mailbox.name) failed: \(error)")
+                throw CalendarSyncError.badSource("GET \(url.path) for \(calendar.name) failed: \(error)")
             }
             let page: GraphPage
             do {
@@ -146,7 +149,7 @@ struct GraphMailboxSync {
             }
             if comparesWithMirror {
                 // Events mirrored only outside the round's window are not in its listing: kept.
-                let listable = try await context.mirror.resources(calendarRemoteID: mailbox.remoteID, overlapping: window.window)
+                let listable = try await context.mirror.resources(calendarRemoteID: calendar.remoteID, overlapping: window.window)
                 removed.formUnion(listable.subtracting(seen))
             }
             var state = window
@@ -161,23 +164,5 @@ struct GraphMailboxSync {
 
     private func sorted(_ pending: [String: ResourceUpdate]) -> [ResourceUpdate] {
         pending.keys.sorted().compactMap { pending[$0] }
-    }
-}
-
-/// A mailbox whose default calendar an account mirrors.
-struct GraphMailbox: Sendable, Hashable {
-    /// The Graph path: `me`, or `users/{id|userPrincipalName}`.
-    var path: String
-    /// The calendar's remote id in the mirror (the path).
-    var remoteID: String { path }
-    /// A name for tables.
-    var name: String
-
-    static func signedInUser(name: String) -> GraphMailbox { GraphMailbox(path: "me", name: name) }
-
-    /// Another user's mailbox (application permissions); `reference` is an id or UPN (a `/`
-    /// in it would name another path, so it is dropped).
-    static func user(_ reference: String) -> GraphMailbox {
-        GraphMailbox(path: "users/" + reference.replacingOccurrences(of: "/", with: ""), name: reference)
     }
 }
