@@ -200,8 +200,13 @@ public struct CalendarSummary: Codable, Sendable, Hashable {
     public var color: String?
     public var timeZone: String?
     public var events: Int
+    /// Whether the calendar counts (`calendars.disable` turns it off).
+    public var enabled: Bool
 
-    public init(id: Int64, account: Int64, remoteID: String, name: String, color: String?, timeZone: String?, events: Int) {
+    public init(
+        id: Int64, account: Int64, remoteID: String, name: String, color: String?, timeZone: String?, events: Int, enabled: Bool = true
+    ) {
+        self.enabled = enabled
         self.id = id
         self.account = account
         self.remoteID = remoteID

@@ -39,6 +39,7 @@ public enum StenoMethods {
         jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,
         recordingsList.name, recordingsGet.name, recordingsIngest.name,
         accountsAdd.name, accountsList.name, accountsUpdate.name, accountsRemove.name, accountsSync.name, calendarsList.name,
+        calendarsEnable.name, calendarsDisable.name,
         accountsSignIn.name, accountsSignInStatus.name, accountsSignInList.name,
         devicesAdd.name, devicesList.name, devicesRevoke.name, devicesPair.name,
         meetingsList.name, meetingsGet.name, attendeesList.name, searchQuery.name, meetingsCreate.name, meetingsRename.name,

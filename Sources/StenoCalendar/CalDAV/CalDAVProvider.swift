@@ -147,6 +147,8 @@ public struct CalDAVProvider: CalendarProvider {
         for (index, collection) in calendars.enumerated() {
             context.progress(CalendarSyncProgress(calendarsDone: index, calendarsTotal: calendars.count, calendarName: collection.name))
             let info = known[collection.href.path]
+            // A disabled calendar is left alone until it is enabled again.
+            if info?.isEnabled == false { continue }
             let calendarSync = CalDAVCalendarSync(
                 client: client, collection: collection, capabilities: capabilities,
                 stored: CalDAVStateCoding.decode(CalDAVCalendarState.self, from: info?.syncState), isKnown: info != nil,

@@ -29,6 +29,8 @@ public struct ICSProvider: CalendarProvider {
         }
         let source = try ICSSource(setting)
         let stored = try await context.mirror.calendars().first { $0.remoteID == source.description }
+        // A disabled calendar is not read until it is enabled again.
+        if stored?.isEnabled == false { return CalendarSyncReport() }
         let previous = ICSSyncState.decode(stored?.syncState)
         let today = ICSSyncState.day(of: Date())
         let windowMoved = previous?.windowDay != today

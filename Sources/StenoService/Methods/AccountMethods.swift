@@ -62,13 +62,9 @@ struct AccountMethods: Sendable {
             if let account = params.account { _ = try await methods.permittedAccount(account, caller: call.caller) }
             let calendars = try await methods.store.calendars(
                 accountID: params.account, ownerID: call.caller.isAdmin ? nil : call.caller.user?.id ?? -1)
-            let summaries = calendars.map {
-                CalendarSummary(
-                    id: $0.id, account: $0.accountID, remoteID: $0.remoteID, name: $0.name, color: $0.color, timeZone: $0.timeZone,
-                    events: $0.eventCount)
-            }
-            return try PageCursor.page(summaries, id: \.id, cursor: params.cursor, limit: params.limit)
+            return try PageCursor.page(calendars.map(Self.summary), id: \.id, cursor: params.cursor, limit: params.limit)
         }
+        registerCalendarSwitches(in: &table)
     }
 
     /// Whose accounts or sign-ins a list shows: the named owner's (members: only themselves),
