@@ -40,6 +40,7 @@ struct ReadmeTourTests {
         "steno accounts add ics Media/calendars/team.ics --owner alice --wait": [5],
         "steno accounts update 2 --source Media/calendars": [4],
         "steno accounts remove 2": [4],
+        "steno calendars disable 2": [4],
         "steno recordings explain 7": [4],
         "steno link 5 7": [4],
         "steno unlink 5": [4],
