@@ -69,4 +69,35 @@ extension GraphDoubleService {
         guard known else { return nil }
         return (GraphDouble.storeKey(mailbox: mailbox, calendar: id), mailboxPath + "/calendars/" + id)
     }
+
+    /// `GET …/calendarView?startDateTime&endDateTime`: the events overlapping the span (any
+    /// date: the double keeps every event), by start, paged with `$skip` in `@odata.nextLink`.
+    func calendarView(
+        _ request: GraphDouble.Request, store: String, path: String, query: [String: String], base: String, utc: Bool
+    ) -> GraphDoubleResponse {
+        guard let startText = query["startDateTime"], let endText = query["endDateTime"], let start = Self.parseDate(startText),
+            let end = Self.parseDate(endText)
+        else {
+            return .graphError(
+                400, "ErrorInvalidParameter",
+                "This request requires a time window specified by the query string parameters StartDateTime and EndDateTime.")
+        }
+        let pageSize = Self.maxPageSize(request.header("prefer") ?? "") ?? state.withLock { $0.defaultPageSize }
+        let skip = max(0, Int(query["$skip"] ?? "0") ?? 0)
+        let events = state.withLock { state in
+            (state.mailboxes[store] ?? [:]).values.filter { $0.overlaps((start, end)) }.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        }
+        let page = events[min(skip, events.count)..<min(skip + pageSize, events.count)]
+        var body = Data("{\"@odata.context\":\"\(base)/v1.0/$metadata#Collection(event)\",\"value\":[".utf8)
+        for (index, event) in page.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(render(event, utc: utc))
+        }
+        body.append(UInt8(ascii: "]"))
+        if skip + pageSize < events.count {
+            body.append(Data(",\"@odata.nextLink\":\"\(base)/v1.0/\(path)/calendarView?startDateTime=\(startText)&endDateTime=\(endText)&$skip=\(skip + pageSize)\"".utf8))
+        }
+        body.append(UInt8(ascii: "}"))
+        return GraphDoubleResponse(status: 200, headers: [("Preference-Applied", "odata.maxpagesize=\(pageSize)")], body: body)
+    }
 }

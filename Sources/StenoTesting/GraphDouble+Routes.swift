@@ -71,6 +71,8 @@ extension GraphDoubleService {
         switch (request.method, rest.count) {
         case ("GET", 0):
             return .json(200, ["id": "id-\(mailbox)", "userPrincipalName": mailbox, "mail": mailbox, "displayName": mailbox])
+        case ("GET", 1) where rest == ["calendarView"]:
+            return calendarView(request, store: store, path: path, query: query, base: base, utc: utc)
         case ("GET", 2) where rest == ["calendarView", "delta"]:
             return delta(request, mailbox: store, mailboxPath: path, query: query, base: base, utc: utc)
         case ("GET", 2) where rest[0] == "events":

@@ -15,7 +15,8 @@ import Synchronization
 ///   (`invalid_client` for a wrong secret).
 /// - Graph (`/v1.0`): `me` and `users/{upn}` `calendars` (the default calendar, and those
 ///   added with ``addCalendar(_:mailbox:)``, own or shared), and their `calendarView/delta`
-///   (the mailbox's, or `calendars/{id}/calendarView/delta`) with `Prefer:
+///   (the mailbox's, or `calendars/{id}/calendarView/delta`), and `calendarView` of any span
+///   (history; `$skip` paging), with `Prefer:
 ///   odata.maxpagesize` paging by `$skiptoken`, a `@odata.deltaLink` with `$deltatoken`,
 ///   `@removed` for deleted events and events moved out of the view, 410 `syncStateNotFound`
 ///   for expired state, `GET /me`, `GET …/events/{id}` (series masters too), and

@@ -33,6 +33,18 @@ struct GraphCalendarsEndToEndTests {
         try IngestionEndToEndTests.wav(seed: seed).write(to: URL(fileURLWithPath: inbox + "/\(title).wav"))
     }
 
+    /// A stenod with Alice, who signs in to the double from the CLI (its first sync done).
+    func signedIn(to double: GraphDouble) throws -> TestDaemon {
+        let daemon = try TestDaemon(config: GraphEndToEndTests.config)
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", Self.alice]).status == 0)
+        let signIn = try steno(daemon, [
+            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", double.baseURL.absoluteString,
+            "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
+        ])
+        #expect(signIn.status == 0, "\(signIn.stdout)\n\(signIn.stderr)")
+        return daemon
+    }
+
     func calendars(_ daemon: TestDaemon) throws -> [CalendarSummary] {
         let listed = try steno(daemon, ["calendars", "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
@@ -52,14 +64,8 @@ struct GraphCalendarsEndToEndTests {
         double.put(retro, calendar: "cal-team")
         double.put(review, calendar: "cal-bob")
 
-        let daemon = try TestDaemon(config: GraphEndToEndTests.config)
+        let daemon = try signedIn(to: double)
         defer { daemon.shutdown() }
-        #expect(try steno(daemon, ["users", "add", "alice", "--email", Self.alice]).status == 0)
-        let signIn = try steno(daemon, [
-            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", double.baseURL.absoluteString,
-            "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
-        ])
-        #expect(signIn.status == 0, "\(signIn.stdout)\n\(signIn.stderr)")
 
         // All three calendars mirrored, one event each.
         let mirrored = try calendars(daemon)
@@ -113,5 +119,47 @@ struct GraphCalendarsEndToEndTests {
         }
         #expect(relinked.contains { $0.recordingTitle == "retro-notes" && $0.state == .linked && $0.meeting == meetings["retro-notes"] ?? nil },
                 "\(relinked)")
+    }
+}
+
+extension GraphCalendarsEndToEndTests {
+    /// Recordings 13 months and 3 years back link to meetings only Graph holds at those dates
+    /// (in the default calendar and in a shared one): the daemon asks each calendar's
+    /// `calendarView` for the spans around them, each span once.
+    @Test func oldRecordingsLinkThroughGraphHistory() throws {
+        let double = try GraphDouble()
+        defer { double.shutdown() }
+        double.scriptDeviceFlow(.init(pendingPolls: 1, outcome: .approve(user: Self.alice)), interval: 1)
+        double.addCalendar(GraphDouble.Calendar(id: "cal-bob", name: "Calendar", owner: "bob@contoso.com", canEdit: false))
+        let month13 = Self.meeting("budget", "Budget review", hoursBack: 395 * 24, organizer: Self.alice)
+        let month13Shared = Self.meeting("bob-retro", "Bob's retro", hoursBack: 395 * 24 - 3, organizer: "bob@contoso.com")
+        let year3 = Self.meeting("kickoff", "Kickoff", hoursBack: 1095 * 24, organizer: Self.alice)
+        double.put(month13)
+        double.put(year3)
+        double.put(month13Shared, calendar: "cal-bob")
+
+        let daemon = try signedIn(to: double)
+        defer { daemon.shutdown() }
+        // Outside the mirrored window: nothing of them is mirrored by the sync.
+        let synced = try calendars(daemon)
+        #expect(synced.count == 2 && synced.allSatisfy { $0.events == 0 }, "\(synced)")
+
+        try record(month13, title: "budget-notes", seed: 21, daemon: daemon)
+        try record(month13Shared, title: "retro-notes", seed: 22, daemon: daemon)
+        try record(year3, title: "kickoff-notes", seed: 23, daemon: daemon)
+        let expected = ["budget-notes": "Budget review", "retro-notes": "Bob's retro", "kickoff-notes": "Kickoff"]
+        let linked = try GraphEndToEndTests().waitForLinks(daemon, timeout: 180) { links in
+            expected.allSatisfy { title, meeting in links.contains { $0.recordingTitle == title && $0.state == .linked && $0.meetingTitle == meeting } }
+        }
+        for (title, meeting) in expected {
+            #expect(linked.contains { $0.recordingTitle == title && $0.state == .linked && $0.meetingTitle == meeting }, "\(title): \(linked)")
+        }
+        // Each calendar asked once per span: no span of a calendar asked twice.
+        let asked = double.requests.filter { $0.uri.contains("/calendarView?") }.map { request -> String in
+            let components = URLComponents(string: "http://double" + request.uri)
+            return (components?.path ?? "") + "|" + (components?.queryItems?.first { $0.name == "startDateTime" }?.value ?? "")
+        }
+        #expect(!asked.isEmpty && asked.count == Set(asked).count, "\(asked)")
+        #expect(asked.contains { $0.hasPrefix("/v1.0/me/calendars/cal-bob/calendarView|") } && asked.contains { $0.hasPrefix("/v1.0/me/calendarView|") })
     }
 }

@@ -58,7 +58,7 @@ extension StenoDaemon {
                 store: store, writers: writers, secrets: secrets, logger: logger, memberNetworks: configuration.calendars.memberNetworks),
             verifier: SourceEventVerifier(store: store, lookups: lookups, secrets: secrets, settings: configuration.calendars, logger: logger),
             history: CalendarHistoryFetcher(
-                store: store, sources: [.ics: ics, .caldav: caldav], secrets: secrets, settings: configuration.calendars, logger: logger))
+                store: store, sources: [.ics: ics, .caldav: caldav, .graph: graph], secrets: secrets, settings: configuration.calendars, logger: logger))
     }
 
     /// Every Steno user's emails: the mailboxes an organisation Graph account without a user

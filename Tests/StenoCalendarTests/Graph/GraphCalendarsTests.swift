@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StenoCore
 import StenoTesting
 import Testing
@@ -106,5 +107,38 @@ struct GraphCalendarsTests {
         #expect(report.calendars == 1 && report.warnings.contains { $0.contains("could not be listed") })
         #expect(try await bed.mirror.calendars().count == 3)
         #expect(await bed.mirror.liveEvents(calendar: "me/calendars/cal-bob").count == 1)
+    }
+
+    @Test("history: calendarView of a span 13 months back, paged, per enabled calendar, a 429 waited out")
+    func historyOfASpan() async throws {
+        let bed = try GraphTestBed()
+        defer { Task { await bed.shutdown() } }
+        addCalendars(bed)
+        let old = GraphTestBed.start(hours: -395 * 24)
+        for index in 0..<25 {
+            let start = old.addingTimeInterval(Double(index) * 1800)
+            bed.double.put(GraphDouble.Event(id: String(format: "old%02d", index), subject: "Old \(index)", start: start, end: start.addingTimeInterval(1500)))
+        }
+        bed.double.put(GraphDouble.Event(id: "team-old", subject: "Old team", start: old, end: old.addingTimeInterval(1800)), calendar: Self.team.id)
+        bed.double.put(GraphDouble.Event(id: "bob-old", subject: "Old review", start: old, end: old.addingTimeInterval(1800)), calendar: Self.shared.id)
+        let account = bed.delegatedAccount()
+        _ = try await bed.sync(account, credentials: credentials(bed))
+        #expect(await bed.mirror.liveEvents(calendar: "me").isEmpty, "outside the window")
+        await bed.mirror.setEnabled(calendar: "me/calendars/cal-team", false)
+        bed.double.resetCounters()
+        bed.double.inject([GraphDouble.Fault(status: 429, retryAfter: "1")])
+        let context = CalendarSyncContext(
+            account: account, credentials: await bed.mirror.savedCredentials.last, window: GraphTestBed.window(), mirror: bed.mirror,
+            logger: Logger(label: "graph-test"))
+        let span = DateInterval(start: old.addingTimeInterval(-3600), duration: 86_400)
+        let report = try await GraphProvider(transport: bed.transport, options: bed.options).fetchHistory([span], context: context)
+        #expect(await bed.mirror.liveEvents(calendar: "me").count == 25)
+        #expect(await bed.mirror.liveEvents(calendar: "me/calendars/cal-bob").map(\.title).contains("Old review"))
+        #expect(await !bed.mirror.liveEvents(calendar: "me/calendars/cal-team").map(\.title).contains("Old team"), "a disabled calendar is not asked")
+        let views = bed.graphRequests.filter { $0.uri.contains("/calendarView?") }
+        #expect(views.count == 5, "the 429, three pages of the default calendar, one of the shared one: \(views.map(\.uri))")
+        #expect(!views.contains { $0.uri.contains("cal-team") } && views.contains { $0.uri.contains("$skip=") })
+        #expect(report.changes.inserted == 26 && report.requests >= 5)
+        #expect(await bed.state(calendar: "me")?.deltaLink != nil, "a history fetch leaves the sync state alone")
     }
 }
