@@ -26,7 +26,8 @@ extension CalDAVProvider: CalendarHistorySource {
         let client = CalDAVClient(
             account: context.account, credentials: context.credentials, transport: transport,
             save: { [mirror = context.mirror] in try await mirror.saveCredentials($0) })
-        let calendars = try await context.mirror.calendars()
+        // A disabled calendar does not count: its history would only be thrown away.
+        let calendars = try await context.mirror.calendars().filter(\.isEnabled)
         report.calendars = calendars.count
         for calendar in calendars {
             guard let url = URL(string: calendar.remoteID, relativeTo: home)?.absoluteURL else { continue }

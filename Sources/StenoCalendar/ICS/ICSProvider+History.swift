@@ -13,6 +13,7 @@ extension ICSProvider: CalendarHistorySource {
             report.warnings.append("\(CredentialRedaction.redactedURL(source.description)) was never synced")
             return report
         }
+        guard stored.isEnabled else { return report }
         report.calendars = 1
         var documents: [(prefix: String, text: String)] = []
         switch source {

@@ -65,4 +65,22 @@ struct CalDAVHistoryTests {
             #expect(after.isSuperset(of: ["review", "after", "old", "now", "new"]))
         }
     }
+
+    @Test("a disabled calendar is not asked for history; the enabled one is")
+    func disabledCalendarsAreNotAsked() async throws {
+        try await CalDAVTestServer.run { server in
+            try await server.writer.makeCalendar(server.calendarURL("work"), displayName: "Work")
+            try await server.writer.makeCalendar(server.calendarURL("holidays"), displayName: "Holidays")
+            try await server.writer.put(server.objectURL("work", "review.ics"), ics: server.event(uid: "review", summary: "Review", days: -395))
+            try await server.writer.put(server.objectURL("holidays", "day.ics"), ics: server.event(uid: "day", summary: "Holiday", days: -395))
+            try await server.sync()
+            await server.mirror.setEnabled(calendar: server.remoteID("holidays"), false)
+            let yearAgo = server.at(days: -395)
+            let report = try await server.fetchHistory([DateInterval(start: yearAgo.addingTimeInterval(-86_400), end: yearAgo.addingTimeInterval(86_400))])
+            #expect(report.calendars == 1)
+            #expect(report.requests == 1, "one calendar-query, for Work only")
+            #expect(await server.mirror.liveEvents(calendar: server.remoteID("work")).map(\.meetingIdentity) == ["review"])
+            #expect(await server.mirror.liveEvents(calendar: server.remoteID("holidays")).isEmpty)
+        }
+    }
 }
