@@ -104,7 +104,11 @@ struct IngestionEndToEndTests {
         try Data("x".utf8).write(to: URL(fileURLWithPath: "\(inbox)/partial.wav.part"))
 
         let distinct = 497  // 0..<496 plus the shared 496
-        var recordings = try Self.waitForRecordings(daemon) { $0.count == distinct && $0.allSatisfy { $0.status == .ready } }
+        // The second name of the shared content joins its recording after the count is reached:
+        // wait for that too, not only for the count.
+        var recordings = try Self.waitForRecordings(daemon) {
+            $0.count == distinct && $0.allSatisfy { $0.status == .ready } && $0.contains { $0.paths.count == 2 }
+        }
         #expect(recordings.count == distinct)
         #expect(recordings.allSatisfy { $0.status == .ready && $0.ownerName == "alice" })
         #expect(recordings.first { $0.paths.count == 2 }.map { Set($0.paths.map(\.path)) } == ["alice/twice-a.wav", "alice/twice-b.wav"])
