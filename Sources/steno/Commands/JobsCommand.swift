@@ -33,13 +33,11 @@ struct JobsCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let (jobs, more) = try global.withClient { client in
-                    try list.collect { cursor, size in
+                try global.withClient { client in
+                    try list.write("jobs", format: global.format, table: JobsCommand.table) { cursor, size in
                         try client.call(StenoMethods.jobsList, JobListParams(state: state, kind: kind, newestFirst: !reverse, cursor: cursor, limit: size))
                     }
                 }
-                Output.print(Output.json(jobs), table: JobsCommand.table(jobs), format: global.format)
-                Output.moreHint(more, "jobs")
             }
         }
     }

@@ -82,13 +82,11 @@ struct LinksCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 let chosen = state ?? (orphaned ? .orphaned : ambiguous ? .ambiguous : pending ? .pending : nil)
-                let (links, more) = try global.withClient { client in
-                    try list.collect { cursor, size in
+                try global.withClient { client in
+                    try list.write("links", format: global.format, table: LinksCommand.table) { cursor, size in
                         try client.call(StenoMethods.linksList, LinkListParams(state: chosen, cursor: cursor, limit: size))
                     }
                 }
-                Output.print(Output.json(links), table: LinksCommand.table(links), format: global.format)
-                Output.moreHint(more, "links")
             }
         }
     }

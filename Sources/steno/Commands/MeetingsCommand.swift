@@ -95,12 +95,22 @@ struct MeetingsCommand: ParsableCommand {
                 let params = MeetingListParams(
                     from: start, to: end, title: title, recorded: recorded ? true : unrecorded ? false : nil,
                     hideGone: !includeGone, newestFirst: newestFirst, withAny: with.isEmpty ? nil : with)
-                let (meetings, more) = try global.withClient { client in
-                    try list.collect { cursor, size in
+                try global.withClient { client in
+                    let fetchPage = { (cursor: String?, size: Int) throws -> Page<MeetingSummary> in
                         var page = params
                         page.cursor = cursor
                         page.limit = size
                         return try client.call(StenoMethods.meetingsList, page)
+                    }
+                    if sort == .start {
+                        // The daemon's order across every page: written as the pages arrive.
+                        try list.write("meetings", format: global.format, table: MeetingsCommand.table, fetchPage: fetchPage)
+                    } else {
+                        // Another order needs every row first.
+                        let (meetings, more) = try list.collect(fetchPage)
+                        let sorted = sort.sorted(meetings, reverse: reverse)
+                        Output.print(Output.json(sorted), table: MeetingsCommand.table(sorted), format: global.format)
+                        Output.moreHint(more, "meetings")
                     }
                 }
                 try global.withClient { client in
@@ -112,9 +122,6 @@ struct MeetingsCommand: ParsableCommand {
                             Data("steno: --with \(TerminalText.clean(text)) matches no organizer or attendee of any meeting you may see\n".utf8))
                     }
                 }
-                let sorted = sort.sorted(meetings, reverse: reverse)
-                Output.print(Output.json(sorted), table: MeetingsCommand.table(sorted), format: global.format)
-                Output.moreHint(more, "meetings")
             }
         }
     }
@@ -208,11 +215,11 @@ struct AttendeesCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let (attendees, more) = try global.withClient { client in
-                try list.collect { try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting, cursor: $0, limit: $1)) }
+            try global.withClient { client in
+                try list.write("attendees", format: global.format, table: Self.table) {
+                    try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting, cursor: $0, limit: $1))
+                }
             }
-            Output.print(Output.json(attendees), table: Self.table(attendees), format: global.format)
-            Output.moreHint(more, "attendees")
         }
     }
 
@@ -241,21 +248,26 @@ struct SearchCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let (hits, more) = try global.withClient { client in
-                try list.collect {
+            var rankedAmongNewest: Int?
+            try global.withClient { client in
+                try list.write("hits", format: global.format, table: Self.table, observe: { hits in
+                    rankedAmongNewest = rankedAmongNewest ?? hits.compactMap(\.rankedAmongNewest).first
+                }) {
                     try client.call(StenoMethods.searchQuery, SearchParams(text: words.joined(separator: " "), cursor: $0, limit: $1))
                 }
             }
-            var table = TableWriter(["KIND", "ID", "WHEN", "TITLE", "MATCH"])
-            for hit in hits {
-                table.add([hit.kind, String(hit.id), hit.start.map(Output.date) ?? "-", hit.title, hit.snippet.replacingOccurrences(of: "\n", with: " ")])
-            }
-            Output.print(Output.json(hits), table: table, format: global.format)
-            Output.moreHint(more, "hits")
-            if let bound = hits.compactMap(\.rankedAmongNewest).first {
+            if let bound = rankedAmongNewest {
                 FileHandle.standardError.write(
                     Data("steno: these words match more than \(bound) meetings or recordings; hits are ranked among the \(bound) newest of each, add a word to narrow them\n".utf8))
             }
         }
+    }
+
+    static func table(_ hits: [SearchHit]) -> TableWriter {
+        var table = TableWriter(["KIND", "ID", "WHEN", "TITLE", "MATCH"])
+        for hit in hits {
+            table.add([hit.kind, String(hit.id), hit.start.map(Output.date) ?? "-", hit.title, hit.snippet.replacingOccurrences(of: "\n", with: " ")])
+        }
+        return table
     }
 }

@@ -44,8 +44,9 @@ struct RecordingsCommand: ParsableCommand {
             try reportingFailures {
                 let status = failed ? .failed : self.status
                 let (start, end) = try DateArgument.range(from: from, to: to, in: global.timeZone)
-                let (recordings, more) = try global.withClient { client in
-                    try list.collect { cursor, size in
+                let reasons = failed || status == .failed || warnings
+                try global.withClient { client in
+                    try list.write("recordings", format: global.format, table: { RecordingsCommand.table($0, reasons: reasons) }) { cursor, size in
                         try client.call(
                             StenoMethods.recordingsList,
                             RecordingListParams(
@@ -53,8 +54,6 @@ struct RecordingsCommand: ParsableCommand {
                                 cursor: cursor, limit: size))
                     }
                 }
-                Output.print(Output.json(recordings), table: RecordingsCommand.table(recordings, reasons: failed || status == .failed || warnings), format: global.format)
-                Output.moreHint(more, "recordings")
             }
         }
     }

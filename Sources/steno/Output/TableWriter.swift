@@ -32,13 +32,13 @@ struct TableWriter {
         return ([line(columns)] + rows.map(line)).joined(separator: "\n")
     }
 
-    /// RFC 4180 CSV with a header line.
-    func renderCSV() -> String {
+    /// RFC 4180 CSV, with a header line unless it continues rows written before.
+    func renderCSV(header: Bool = true) -> String {
         func escape(_ cell: String) -> String {
             cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
                 ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell
         }
-        return ([columns] + rows).map { $0.map(escape).joined(separator: ",") }.joined(separator: "\n")
+        return ((header ? [columns] : []) + rows).map { $0.map(escape).joined(separator: ",") }.joined(separator: "\n")
     }
 }
 
@@ -62,7 +62,12 @@ enum Output {
     /// when stdout is a pipe or file, so a script reading steno's progress would see nothing
     /// until the command ends.
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n")
+    }
+
+    /// Writes text to standard output at once, without a newline (see `line`).
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 
     /// Writes a table for people: fitted to the terminal, or whole with `-o wide`.

@@ -1,0 +1,77 @@
+import Foundation
+import StenoAPI
+
+/// Writes a list command's items as their pages arrive, so that `--all` over tens of thousands
+/// of rows shows its first rows at once and a script reading the output starts working while
+/// later pages are fetched.
+///
+/// JSON is one array, written element by element (the same text `Output.print` writes for the
+/// whole list); CSV writes its header once and each page's rows. Tables for people are held
+/// until the list is complete: their column widths depend on every row.
+struct ListWriter<Item: Encodable> {
+    let format: OutputFormat
+    /// The table (or CSV) of some items; called per page for CSV, once for tables.
+    let table: ([Item]) -> TableWriter
+    private var held: [Item] = []
+    /// Whether the array's opening bracket or the CSV header is out.
+    private var started = false
+
+    init(format: OutputFormat, table: @escaping ([Item]) -> TableWriter) {
+        self.format = format
+        self.table = table
+    }
+
+    /// Writes (or, for tables, holds) one page's items.
+    mutating func write(_ items: [Item]) {
+        switch format {
+        case .json:
+            guard !items.isEmpty else { return }
+            var text = ""
+            for item in items {
+                text += started ? ",\n  " : "[\n  "
+                text += Self.element(item)
+                started = true
+            }
+            Output.write(TerminalText.escapingJSON(text))
+        case .csv:
+            guard !items.isEmpty else { return }
+            Output.line(table(items).renderCSV(header: !started))
+            started = true
+        case .table, .wide:
+            held += items
+        }
+    }
+
+    /// Ends the list: closes the JSON array, or writes the held table.
+    mutating func finish() {
+        switch format {
+        case .json: Output.line(started ? "\n]" : "[]")
+        case .csv: if !started { Output.line(table([]).renderCSV()) }
+        case .table, .wide: Output.sayTable(table(held), format: format)
+        }
+    }
+
+    /// One element pretty-printed at the array's first level: its lines indented by two spaces
+    /// (JSON text has no raw newline inside a string, so every newline is the printer's).
+    private static func element(_ item: Item) -> String {
+        JSONTable.expandingEmbeddedJSON(Output.json(item)).prettyPrinted().replacingOccurrences(of: "\n", with: "\n  ")
+    }
+}
+
+extension ListOptions {
+    /// Fetches pages until the limit (or the end, with `--all`) and writes them in `format` as
+    /// they arrive (see `ListWriter`), then says on standard error when items were left out.
+    /// `observe` sees each page's items (for notes written after the list).
+    func write<Item: Encodable>(
+        _ noun: String, format: OutputFormat, table: @escaping ([Item]) -> TableWriter, observe: ([Item]) -> Void = { _ in },
+        fetchPage: (_ cursor: String?, _ pageSize: Int) throws -> Page<Item>
+    ) throws {
+        var writer = ListWriter(format: format, table: table)
+        let more = try forEachPage(fetchPage) { items in
+            writer.write(items)
+            observe(items)
+        }
+        writer.finish()
+        Output.moreHint(more, noun)
+    }
+}
