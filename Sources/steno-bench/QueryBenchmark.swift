@@ -21,6 +21,8 @@ struct QueryBenchmark: AsyncParsableCommand {
     @Option(help: "Runs of each full listing.") var allRuns = 3
     @Option(help: "Where the generated catalogs are kept (shared with steno-bench link --reuse).") var directory = "/tmp/steno-bench-link"
     @Option(help: "Only the cases whose name contains this.") var only: String?
+    @Flag(inversion: .prefixedNo, help: "Also time `steno … --all` against a stenod serving the catalog (release stenod and steno next to steno-bench).")
+    var cli = true
 
     var occurrences: Int { Int(1_000_000 * scale) }
     var recordings: Int { Int(100_000 * scale) }
@@ -58,6 +60,14 @@ struct QueryBenchmark: AsyncParsableCommand {
                 print(result.line)
                 results.append(result)
             }
+        }
+        if cli {
+            let june = QueryCase.june
+            let cliCases = QueryCLICase.all(
+                colleague: QueryCase.colleague, from: june, to: june.addingTimeInterval(7 * 86_400), recordingsTo: june.addingTimeInterval(73 * 86_400))
+            if results.isEmpty { print(QueryCase.Result.header) }
+            results += try QueryCLICase.measure(
+                cliCases.filter { only.map($0.name.contains) ?? true }, catalog: working, floor: floor, runs: allRuns)
         }
         print(QueryCase.Result.summary(results))
     }

@@ -32,13 +32,16 @@ struct QueryCase: Sendable {
     /// The meeting shown by `meetings show` and `attendees`.
     static let shownMeetingTitle = "Meeting 42"
     static let pageSize = PageParams.defaultLimit
+    /// The first day of the ranges asked for (a week of meetings, 73 days of recordings).
+    static let june = Date(timeIntervalSince1970: 1_780_272_000)
+    /// The attendee of `--with`.
+    static let colleague = "user7@bench.example"
 
     /// Every case, as one user (nil: an admin) asks it.
     static func all(harness: QueryMethodsHarness, member: User?, users: Int) async throws -> [QueryCase] {
-        let june = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "UTC"), year: 2026, month: 6, day: 1).date
-            ?? Date(timeIntervalSince1970: 1_780_272_000)
+        let june = Self.june
         let week = (from: june, to: june.addingTimeInterval(7 * 86_400))
-        let colleague = "user7@bench.example"
+        let colleague = Self.colleague
         // Ids seen by this user pick the meeting to show and the rare word.
         let firstMeetings = try await page(harness, StenoMethods.meetingsList, MeetingListParams(recorded: true, limit: 1), as: member)
         guard let shown = firstMeetings.first?["id"]?.intValue else { throw QueryBenchError.empty("no recorded meeting visible") }
@@ -132,10 +135,12 @@ extension SearchParams: PageParamsSettable {}
 /// Why the benchmark cannot run on a catalog.
 enum QueryBenchError: Error, CustomStringConvertible {
     case empty(String)
+    case failed(String)
 
     var description: String {
         switch self {
         case .empty(let what): return "the generated catalog has \(what): remove it to generate it again"
+        case .failed(let what): return what
         }
     }
 }
