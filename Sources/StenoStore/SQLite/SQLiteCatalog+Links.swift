@@ -233,15 +233,7 @@ extension SQLiteCatalog {
     public func links(state: LinkState?, visibleTo userID: Int64?, afterRecordingID: Int64?, limit: Int) async throws -> [LinkSummary] {
         try await writer.read { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT l.*, r.title AS recording_title, r.recorded_at, u.name AS owner_name FROM links l
-                    JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
-                    WHERE l.recording_id > ?1 AND (?2 IS NULL OR l.state = ?2)
-                        \(userID == nil ? "" : "AND l.recording_id IN (SELECT id FROM recordings WHERE owner_id = ?3)")
-                    ORDER BY l.recording_id LIMIT ?4
-                    """,
-                arguments: [afterRecordingID ?? 0, state?.rawValue, userID, limit]
+                db, sql: Self.linkListing(forMember: userID != nil), arguments: [afterRecordingID ?? 0, state?.rawValue, userID, limit]
             ).map { row in
                 LinkSummary(
                     recording: row["recording_id"], recordingTitle: row["recording_title"],
@@ -254,6 +246,18 @@ extension SQLiteCatalog {
                     validatedAt: (row["validated_at"] as Int64?).map(Self.date(milliseconds:)))
             }
         }
+    }
+
+    /// The statement of a links page: `?1` the recording after which it continues, `?2` a state
+    /// or NULL, `?3` the member whose recordings' links these are, `?4` the page size.
+    static func linkListing(forMember: Bool) -> String {
+        """
+        SELECT l.*, r.title AS recording_title, r.recorded_at, u.name AS owner_name FROM links l
+        JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
+        WHERE l.recording_id > ?1 AND (?2 IS NULL OR l.state = ?2)
+            \(forMember ? "AND l.recording_id IN (SELECT id FROM recordings WHERE owner_id = ?3)" : "")
+        ORDER BY l.recording_id LIMIT ?4
+        """
     }
 
     public func linkHistory(recordingID: Int64) async throws -> [LinkHistoryEntry] {

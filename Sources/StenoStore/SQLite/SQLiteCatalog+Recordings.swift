@@ -36,33 +36,37 @@ extension SQLiteCatalog {
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
         try await writer.read { db in
-            var conditions = ["r.id > ?"]
-            var arguments: StatementArguments = [query.afterID ?? 0]
-            if let owner = query.ownerID {
-                conditions.append("r.owner_id = ?")
-                _ = arguments.append(contentsOf: [owner])
-            }
-            if let visible = query.visibleTo {
-                conditions.append(Self.recordingInVisibleSetToPositionalUser)
-                _ = arguments.append(contentsOf: [visible])
-            }
-            if let status = query.status {
-                conditions.append("r.status = ?")
-                _ = arguments.append(contentsOf: [status.rawValue])
-            }
-            if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }
-            if let from = query.from {
-                conditions.append("r.recorded_at >= ?")
-                _ = arguments.append(contentsOf: [Self.milliseconds(from)])
-            }
-            if let to = query.to {
-                conditions.append("r.recorded_at < ?")
-                _ = arguments.append(contentsOf: [Self.milliseconds(to)])
-            }
-            return try Self.fetchRecordings(
-                db, whereSQL: conditions.joined(separator: " AND "), arguments: arguments, withTranscript: false,
-                limit: query.limit)
+            let (sql, arguments) = Self.recordingListing(query)
+            return try Self.recordingsWithPaths(db, rows: Row.fetchCursor(db, sql: sql, arguments: arguments), withTranscript: false)
         }
+    }
+
+    /// The statement of a recordings page and its arguments (its plan is checked by tests).
+    static func recordingListing(_ query: RecordingQuery) -> (sql: String, arguments: StatementArguments) {
+        var conditions = ["r.id > ?"]
+        var arguments: StatementArguments = [query.afterID ?? 0]
+        if let owner = query.ownerID {
+            conditions.append("r.owner_id = ?")
+            _ = arguments.append(contentsOf: [owner])
+        }
+        if let visible = query.visibleTo {
+            conditions.append(Self.recordingInVisibleSetToPositionalUser)
+            _ = arguments.append(contentsOf: [visible])
+        }
+        if let status = query.status {
+            conditions.append("r.status = ?")
+            _ = arguments.append(contentsOf: [status.rawValue])
+        }
+        if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }
+        if let from = query.from {
+            conditions.append("r.recorded_at >= ?")
+            _ = arguments.append(contentsOf: [Self.milliseconds(from)])
+        }
+        if let to = query.to {
+            conditions.append("r.recorded_at < ?")
+            _ = arguments.append(contentsOf: [Self.milliseconds(to)])
+        }
+        return (recordingSelect(whereSQL: conditions.joined(separator: " AND "), limit: query.limit), arguments)
     }
 
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {
@@ -293,13 +297,16 @@ extension SQLiteCatalog {
     static func fetchRecordings(
         _ db: Database, whereSQL: String, arguments: StatementArguments, withTranscript: Bool, limit: Int? = nil
     ) throws -> [Recording] {
-        var sql = """
-            SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
-            WHERE \(whereSQL) ORDER BY r.id
-            """
-        if let limit { sql += " LIMIT \(max(0, limit))" }
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        let rows = try Row.fetchCursor(db, sql: recordingSelect(whereSQL: whereSQL, limit: limit), arguments: arguments)
         return try recordingsWithPaths(db, rows: rows, withTranscript: withTranscript)
+    }
+
+    /// Recordings matching `whereSQL` (over `r`) in id order, up to `limit`.
+    static func recordingSelect(whereSQL: String, limit: Int?) -> String {
+        """
+        SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+        WHERE \(whereSQL) ORDER BY r.id\(limit.map { " LIMIT \(max(0, $0))" } ?? "")
+        """
     }
 
     /// Recordings by id, with transcripts, through cached statements (the ids go in as one
@@ -340,7 +347,7 @@ extension SQLiteCatalog {
     }
 
     /// Recordings from rows of `recordingColumns`, with their paths.
-    private static func recordingsWithPaths(_ db: Database, rows: RowCursor, withTranscript: Bool) throws -> [Recording] {
+    static func recordingsWithPaths(_ db: Database, rows: RowCursor, withTranscript: Bool) throws -> [Recording] {
         var recordings: [Recording] = []
         while let row = try rows.next() { recordings.append(recording(row, withTranscript: withTranscript)) }
         guard !recordings.isEmpty else { return [] }
