@@ -26,13 +26,10 @@ struct ListWriter<Item: Encodable> {
         switch format {
         case .json:
             guard !items.isEmpty else { return }
-            var text = ""
-            for item in items {
-                text += started ? ",\n  " : "[\n  "
-                text += Self.element(item)
-                started = true
-            }
-            Output.write(TerminalText.escapingJSON(text))
+            // The page printed as an array is its elements at the first level: "[" + "\n  …,\n  …" + "\n]".
+            let page = JSONTable.expandingEmbeddedJSON(Output.json(items)).prettyPrinted()
+            Output.write((started ? "," : "[") + TerminalText.escapingJSON(String(page.dropFirst().dropLast(2))))
+            started = true
         case .csv:
             guard !items.isEmpty else { return }
             Output.line(table(items).renderCSV(header: !started))
@@ -49,12 +46,6 @@ struct ListWriter<Item: Encodable> {
         case .csv: if !started { Output.line(table([]).renderCSV()) }
         case .table, .wide: Output.sayTable(table(held), format: format)
         }
-    }
-
-    /// One element pretty-printed at the array's first level: its lines indented by two spaces
-    /// (JSON text has no raw newline inside a string, so every newline is the printer's).
-    private static func element(_ item: Item) -> String {
-        JSONTable.expandingEmbeddedJSON(Output.json(item)).prettyPrinted().replacingOccurrences(of: "\n", with: "\n  ")
     }
 }
 

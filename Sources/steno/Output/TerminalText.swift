@@ -18,6 +18,8 @@ enum TerminalText {
     /// Serialized JSON with DEL, C1 and direction controls written as `\uXXXX` escapes (the
     /// serializer escapes only C0); they can stand only inside strings, so the JSON means the same.
     static func escapingJSON(_ json: String) -> String {
+        // Nearly all output is safe: return it as is rather than rebuild it scalar by scalar.
+        guard json.unicodeScalars.contains(where: { isUnsafe($0) && $0 != "\n" }) else { return json }
         var result = ""
         result.unicodeScalars.reserveCapacity(json.unicodeScalars.count)
         for scalar in json.unicodeScalars {
