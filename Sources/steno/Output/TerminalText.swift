@@ -57,6 +57,8 @@ enum TerminalText {
     }
 
     private static func neutralise(_ text: String, keepingNewlines: Bool) -> String {
+        // Nearly every cell is safe (a listing has tens of thousands): return it as is.
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var result = ""
         result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {
