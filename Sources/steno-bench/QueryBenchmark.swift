@@ -1,10 +1,13 @@
 import ArgumentParser
 import Foundation
 import GRDB
+import Logging
 import StenoAPI
 import StenoCore
 import StenoService
+import StenoPostgres
 import StenoStore
+import StenoTesting
 
 /// `steno-bench query`: every question the CLI asks, on the catalog `steno-bench link`
 /// generates, answered by the daemon's own method handlers as an admin and as a member;
@@ -23,6 +26,8 @@ struct QueryBenchmark: AsyncParsableCommand {
     @Option(help: "Only the cases whose name contains this.") var only: String?
     @Flag(inversion: .prefixedNo, help: "Also time `steno … --all` against a stenod serving the catalog (release stenod and steno next to steno-bench).")
     var cli = true
+    @Flag(help: "Answer from a copy of the catalog in a private PostgreSQL cluster (the floor stays SQLite's; no CLI cases).")
+    var postgres = false
 
     var occurrences: Int { Int(1_000_000 * scale) }
     var recordings: Int { Int(100_000 * scale) }
@@ -47,7 +52,23 @@ struct QueryBenchmark: AsyncParsableCommand {
         // Opening migrates the copy to this build's schema (new indexes included).
         let catalog = try await SQLiteCatalog.open(path: working)
         let floor = try DatabasePool(path: working)
-        let harness = QueryMethodsHarness(store: catalog)
+        var cluster: PostgresCluster?
+        defer { cluster?.shutdown() }
+        var store: any CatalogStore = catalog
+        if postgres {
+            let started = ContinuousClock.now
+            let server = try await PostgresCluster.shared()
+            cluster = server
+            print("copying the catalog into a private PostgreSQL cluster…")
+            let settings = try PostgresSettings.parse(url: server.socketURL(database: try await server.createDatabase(prefix: "steno_query")))
+            var logger = Logger(label: "steno.bench.query")
+            logger.logLevel = .warning
+            let target = try await PostgresCatalog.open(settings, logger: logger)
+            _ = try await target.copy(from: catalog) { table, rows in print("  \(table): \(rows) row(s)") }
+            print(String(format: "copied in %.0f s\n", QueryCase.seconds(ContinuousClock.now - started)))
+            store = target
+        }
+        let harness = QueryMethodsHarness(store: store)
         guard let member = try await catalog.users(afterID: nil, limit: 1_000_000).first(where: { $0.name == "member" }) else {
             throw ValidationError("\(queryTemplate) has no member user: remove it to generate it again")
         }
@@ -61,7 +82,7 @@ struct QueryBenchmark: AsyncParsableCommand {
                 results.append(result)
             }
         }
-        if cli {
+        if cli && !postgres {
             let june = QueryCase.june
             let cliCases = QueryCLICase.all(
                 colleague: QueryCase.colleague, from: june, to: june.addingTimeInterval(7 * 86_400), recordingsTo: june.addingTimeInterval(73 * 86_400))
