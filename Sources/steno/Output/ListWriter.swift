@@ -5,7 +5,7 @@ import StenoAPI
 /// of rows shows its first rows at once and a script reading the output starts working while
 /// later pages are fetched.
 ///
-/// JSON is one array, written element by element (the same text `Output.print` writes for the
+/// JSON is one array, written page by page (the same text `Output.print` writes for the
 /// whole list); CSV writes its header once and each page's rows. Tables for people are held
 /// until the list is complete: their column widths depend on every row.
 struct ListWriter<Item: Encodable> {
