@@ -168,3 +168,11 @@ extension PostgresCatalog {
         }
     }
 }
+
+extension PostgresCatalog {
+    /// Gathers the planner's statistics of every table: right after a bulk copy it has none,
+    /// and plans made without them read tables whole (`steno-bench query --postgres`).
+    package func analyze() async throws {
+        try await execute("ANALYZE")
+    }
+}

@@ -65,6 +65,7 @@ struct QueryBenchmark: AsyncParsableCommand {
             logger.logLevel = .warning
             let target = try await PostgresCatalog.open(settings, logger: logger)
             _ = try await target.copy(from: catalog) { table, rows in print("  \(table): \(rows) row(s)") }
+            try await target.analyze()
             print(String(format: "copied in %.0f s\n", QueryCase.seconds(ContinuousClock.now - started)))
             store = target
         }
