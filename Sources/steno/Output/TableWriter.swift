@@ -98,11 +98,8 @@ enum Output {
     /// A time to the minute with its zone's offset (`2026-11-20 09:30 +01:00`), in the zone of
     /// `--tz`: a time without a zone is ambiguous the moment two people compare notes.
     static func date(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date) + " " + TimeZoneName.offset(timeZone, at: date)
+        let zone = timeZone
+        return CachedDateFormatter.string(date, pattern: "yyyy-MM-dd HH:mm", in: zone) + " " + TimeZoneName.offset(zone, at: date)
     }
 
     /// An end time: only `HH:mm` on the day and at the offset of its start (the start names
@@ -117,11 +114,7 @@ enum Output {
 
     /// The day of a time in the zone of `--tz` (`2026-11-20`).
     static func day(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
+        CachedDateFormatter.string(date, pattern: "yyyy-MM-dd", in: timeZone)
     }
 
     /// A duration as `3d 4h`, `2h 5m`, `42s`.
