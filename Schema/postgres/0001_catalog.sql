@@ -263,7 +263,8 @@ CREATE TABLE jobs (
     result            TEXT,                                 -- JSON
     created_at        BIGINT  NOT NULL,
     updated_at        BIGINT  NOT NULL,
-    finished_at       BIGINT
+    finished_at       BIGINT,
+    progress          TEXT                                  -- what the running attempt is doing
 );
 CREATE UNIQUE INDEX jobs_unique_live ON jobs(unique_key)
     WHERE unique_key IS NOT NULL AND state IN ('queued', 'running', 'failed');

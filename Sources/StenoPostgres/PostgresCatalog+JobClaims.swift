@@ -58,7 +58,7 @@ extension PostgresCatalog {
                      WHERE batch.kind = head.kind), 1))
                 FOR UPDATE SKIP LOCKED
             )
-            UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_token = COALESCE(lease_token, 0) + 1,
+            UPDATE jobs SET state = 'running', attempts = attempts + 1, progress = NULL, lease_token = COALESCE(lease_token, 0) + 1,
                 lease_owner = \(workerID), lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
             WHERE id = ANY(ARRAY(SELECT id FROM picked))
             RETURNING \(unescaped: JobQueueRules.columns), lease_token
@@ -68,21 +68,39 @@ extension PostgresCatalog {
     public func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64> {
         guard !claims.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
-        let expires = nowMilliseconds + CatalogTime.milliseconds(extendBy)
-        // One statement: every lease renewed, or none. The rows are locked in id order first, as
-        // every statement locking several jobs does: in the plan's order, a heartbeat and its
-        // batch's commit (``heldLeases(_:in:)``) deadlocked.
+        return try await updateRunning(claims, setting: "lease_expires_at = $3, updated_at = $4") { values in
+            values.append(nowMilliseconds + CatalogTime.milliseconds(extendBy))
+            values.append(nowMilliseconds)
+        }
+    }
+
+    public func setProgress(_ text: String?, of claims: [ClaimedJob], now: Date) async throws -> Set<Int64> {
+        guard !claims.isEmpty else { return [] }
+        return try await updateRunning(claims, setting: "progress = $3") { $0.append(text) }
+    }
+
+    /// One statement setting `assignments` (binds from `$3`, appended by `values`) on the jobs still
+    /// running under these claims; the ids changed. The rows are locked in id order first, as
+    /// every statement locking several jobs does: in the plan's order, a heartbeat and its
+    /// batch's commit (``heldLeases(_:in:)``) deadlocked.
+    private func updateRunning(
+        _ claims: [ClaimedJob], setting assignments: String, values: (inout PostgresBindings) -> Void
+    ) async throws -> Set<Int64> {
+        var binds = PostgresBindings()
+        binds.append(claims.map(\.job.id))
+        binds.append(claims.map(\.token))
+        values(&binds)
         let rows = try await rows(
-            """
-            WITH locked AS (
-                SELECT jobs.id FROM jobs
-                JOIN unnest(\(claims.map(\.job.id))::bigint[], \(claims.map(\.token))::bigint[]) AS claim (id, token)
-                    ON jobs.id = claim.id AND jobs.lease_token = claim.token
-                WHERE jobs.state = 'running' ORDER BY jobs.id FOR UPDATE OF jobs)
-            UPDATE jobs SET lease_expires_at = \(expires), updated_at = \(nowMilliseconds)
-            FROM locked WHERE jobs.id = locked.id
-            RETURNING jobs.id
-            """)
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH locked AS (
+                        SELECT jobs.id FROM jobs
+                        JOIN unnest($1::bigint[], $2::bigint[]) AS claim (id, token) ON jobs.id = claim.id AND jobs.lease_token = claim.token
+                        WHERE jobs.state = 'running' ORDER BY jobs.id FOR UPDATE OF jobs)
+                    UPDATE jobs SET \(assignments)
+                    FROM locked WHERE jobs.id = locked.id
+                    RETURNING jobs.id
+                    """, binds: binds))
         return Set(try rows.map { try $0.decode(Int64.self) })
     }
 

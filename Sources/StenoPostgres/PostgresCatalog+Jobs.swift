@@ -226,7 +226,7 @@ extension PostgresCatalog {
 
 extension PostgresCatalog {
     /// How many columns `JobQueueRules.columns` names: a statement's extra columns come after.
-    static let jobColumnCount = 16
+    static let jobColumnCount = 17
 
     /// A job from a row of `JobQueueRules.columns`, read by position.
     static func job(_ row: PostgresRow) throws -> Job {
@@ -237,7 +237,8 @@ extension PostgresCatalog {
             maxAttempts: cells[6].decode(Int.self), runAt: cells[7].decode(Int64.self), leaseOwner: cells[8].decode(String?.self),
             leaseExpiresAt: cells[9].decode(Int64?.self), lastError: cells[10].decode(String?.self),
             uniqueKey: cells[11].decode(String?.self), result: cells[12].decode(String?.self), createdAt: cells[13].decode(Int64.self),
-            updatedAt: cells[14].decode(Int64.self), finishedAt: cells[15].decode(Int64?.self))
+            updatedAt: cells[14].decode(Int64.self), finishedAt: cells[15].decode(Int64?.self),
+            progress: cells[16].decode(String?.self))
     }
 
     /// Locks a job's row for the rest of the transaction and reads it, or `.notFound`.

@@ -9,7 +9,7 @@ package enum JobQueueRules {
     /// on every backend).
     package static let columns = """
         id, kind, payload, state, priority, attempts, max_attempts, run_at, lease_owner, lease_expires_at, last_error,
-        unique_key, result, created_at, updated_at, finished_at
+        unique_key, result, created_at, updated_at, finished_at, progress
         """
 
     /// The job a row of ``columns`` holds, from its raw values (instants in milliseconds); an
@@ -17,7 +17,7 @@ package enum JobQueueRules {
     package static func job(
         id: Int64, kind: String, payload: String, state: String, priority: Int, attempts: Int, maxAttempts: Int, runAt: Int64,
         leaseOwner: String?, leaseExpiresAt: Int64?, lastError: String?, uniqueKey: String?, result: String?,
-        createdAt: Int64, updatedAt: Int64, finishedAt: Int64?
+        createdAt: Int64, updatedAt: Int64, finishedAt: Int64?, progress: String?
     ) throws -> Job {
         guard let jobState = JobState(rawValue: state) else {
             throw StoreError.invalid("job \(id) has an unknown state \"\(state)\"")
@@ -27,7 +27,7 @@ package enum JobQueueRules {
             id: id, kind: kind, payload: payload, state: jobState, priority: priority, attempts: attempts, maxAttempts: maxAttempts,
             runAt: date(runAt), leaseOwner: leaseOwner, leaseExpiresAt: leaseExpiresAt.map(date),
             lastError: lastError.map(CredentialRedaction.redacted), uniqueKey: uniqueKey, result: result,
-            createdAt: date(createdAt), updatedAt: date(updatedAt), finishedAt: finishedAt.map(date))
+            createdAt: date(createdAt), updatedAt: date(updatedAt), finishedAt: finishedAt.map(date), progress: progress)
     }
 
     /// A draft's kind (trimmed) and attempts, or `StoreError.invalid`.

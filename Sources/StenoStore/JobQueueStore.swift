@@ -32,6 +32,10 @@ public protocol JobQueueStore: Sendable {
     /// released, or finished), and their workers should stop.
     func heartbeat(_ claims: [ClaimedJob], extendBy: Duration, now: Date) async throws -> Set<Int64>
 
+    /// Sets the progress text of claimed jobs still `running` under these claims (a stale claim
+    /// changes nothing), in one statement. Returns the ids of the jobs whose text was set.
+    func setProgress(_ text: String?, of claims: [ClaimedJob], now: Date) async throws -> Set<Int64>
+
     /// Marks claimed jobs `succeeded` with their results in one transaction, each fenced by its
     /// own token: a completion whose claim is stale is rejected (its job untouched) while the
     /// others are recorded. Returns, in order, whether each completion was recorded.

@@ -39,13 +39,16 @@ public struct Job: Sendable, Hashable, Codable, Identifiable {
     public var updatedAt: Date
     /// When the job reached a final state (succeeded, dead, cancelled).
     public var finishedAt: Date?
+    /// What the running attempt last said it is doing (e.g. "fetching calendar history: 2 of
+    /// 5 spans"); cleared when an attempt is claimed.
+    public var progress: String?
 
     /// Creates a job value; the catalog is what assigns ids and states.
     public init(
         id: Int64, kind: String, payload: String = "{}", state: JobState = .queued, priority: Int = 0, attempts: Int = 0,
         maxAttempts: Int = JobDraft.defaultMaxAttempts, runAt: Date, leaseOwner: String? = nil, leaseExpiresAt: Date? = nil,
         lastError: String? = nil, uniqueKey: String? = nil, result: String? = nil, createdAt: Date, updatedAt: Date,
-        finishedAt: Date? = nil
+        finishedAt: Date? = nil, progress: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -63,6 +66,7 @@ public struct Job: Sendable, Hashable, Codable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.finishedAt = finishedAt
+        self.progress = progress
     }
 }
 

@@ -37,7 +37,7 @@ extension SQLiteCatalog {
             // head is the first of its kind and priority, so it is in.
             let statement = try db.cachedStatement(
                 sql: """
-                    UPDATE jobs SET state = 'running', attempts = attempts + 1,
+                    UPDATE jobs SET state = 'running', attempts = attempts + 1, progress = NULL,
                         lease_token = COALESCE(lease_token, 0) + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
                     WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_claim
                                  WHERE state IN ('queued', 'failed') AND run_at <= ? AND kind = ? AND priority = ?
@@ -47,7 +47,7 @@ extension SQLiteCatalog {
             let rows = try Row.fetchAll(
                 statement, arguments: [workerID, expires, nowMilliseconds, nowMilliseconds, kind, priority, limit])
             // RETURNING does not promise an order: hand the claims out in claim order.
-            return try rows.map { ClaimedJob(job: try Self.job($0), token: $0[16]) }
+            return try rows.map { ClaimedJob(job: try Self.job($0), token: $0[17]) }
                 .sorted { ($0.job.runAt, $0.job.id) < ($1.job.runAt, $1.job.id) }
         }
     }
@@ -68,6 +68,20 @@ extension SQLiteCatalog {
                 if db.changesCount > 0 { held.insert(claim.job.id) }
             }
             return held
+        }
+    }
+
+    public func setProgress(_ text: String?, of claims: [ClaimedJob], now: Date) async throws -> Set<Int64> {
+        guard !claims.isEmpty else { return [] }
+        return try await writer.write { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE jobs SET progress = ? WHERE id = ? AND lease_token = ? AND state = 'running'")
+            var set = Set<Int64>()
+            for claim in claims {
+                try statement.execute(arguments: [text, claim.job.id, claim.token])
+                if db.changesCount > 0 { set.insert(claim.job.id) }
+            }
+            return set
         }
     }
 

@@ -137,7 +137,7 @@ extension SQLiteCatalog {
         try JobQueueRules.job(
             id: row[0], kind: row[1], payload: row[2], state: row[3], priority: row[4], attempts: row[5], maxAttempts: row[6],
             runAt: row[7], leaseOwner: row[8], leaseExpiresAt: row[9], lastError: row[10], uniqueKey: row[11], result: row[12],
-            createdAt: row[13], updatedAt: row[14], finishedAt: row[15])
+            createdAt: row[13], updatedAt: row[14], finishedAt: row[15], progress: row[16])
     }
 
     static func fetchJobs(

@@ -116,6 +116,7 @@ struct JobsCommand: ParsableCommand {
         if let owner = job.leaseOwner { table.add(["lease owner", owner]) }
         if let expires = job.leaseExpiresAt { table.add(["lease expires", Output.date(expires)]) }
         table.add(["payload", job.payload])
+        if let progress = job.progress { table.add(["progress", progress]) }
         if let error = job.lastError { table.add(["last error", error]) }
         if let result = job.result { table.add(["result", result]) }
         table.add(["created", Output.date(job.createdAt)])
