@@ -49,9 +49,13 @@ public struct CalendarHistoryFetcher: Sendable {
     /// Mirrors the history of the owners' accounts around the recordings outside the window.
     /// Failures are logged, not thrown: linking goes on with what the mirror holds.
     ///
+    /// - Parameter progress: told the spans done and planned, before the first fetch and as
+    ///   accounts' spans are fetched (or found fetched by another daemon).
     /// - Returns: the provider requests made.
     @discardableResult
-    public func fetch(around recordings: [(ownerID: Int64?, recordedAt: Date)], now: Date = Date()) async -> Int {
+    public func fetch(
+        around recordings: [(ownerID: Int64?, recordedAt: Date)], now: Date = Date(), progress: HistoryProgress? = nil
+    ) async -> Int {
         let window = ICalendar.mirroredWindow(around: now, daysBack: settings.windowPastDays, daysAhead: settings.windowFutureDays)
         var byOwner: [Int64: [Date]] = [:]
         for recording in recordings {
@@ -59,7 +63,7 @@ public struct CalendarHistoryFetcher: Sendable {
             byOwner[owner, default: []].append(recording.recordedAt)
         }
         guard !byOwner.isEmpty else { return 0 }
-        var work: [(account: CalendarAccount, dates: [Date])] = []
+        var work: [(account: CalendarAccount, dates: [Date], spans: Int)] = []
         for (owner, dates) in byOwner {
             let accounts: [CalendarAccount]
             do {
@@ -71,22 +75,34 @@ public struct CalendarHistoryFetcher: Sendable {
             for account in accounts where sources[account.provider] != nil {
                 // Spans this daemon knows were fetched need no trip to the catalog.
                 let known = await ledger.fetched(accountID: account.id)
-                if !planner.spans(around: dates, window: window, fetched: known).isEmpty { work.append((account, dates)) }
+                let planned = planner.spans(around: dates, window: window, fetched: known).count
+                if planned > 0 { work.append((account, dates, planned)) }
             }
         }
+        guard !work.isEmpty else { return 0 }
+        let tally = HistorySpanTally(total: work.reduce(0) { $0 + $1.spans }, progress: progress)
+        await tally.report()
         return await withTaskGroup(of: Int.self) { group in
             var next = 0
             var requests = 0
             while next < work.count && next < max(1, concurrentAccounts) {
                 let item = work[next]
-                group.addTask { await history(of: item.account, around: item.dates, window: window) }
+                group.addTask {
+                    let made = await history(of: item.account, around: item.dates, window: window, tally: tally)
+                    await tally.finished(accountID: item.account.id, spans: item.spans)
+                    return made
+                }
                 next += 1
             }
             while let made = await group.next() {
                 requests += made
                 if next < work.count {
                     let item = work[next]
-                    group.addTask { await history(of: item.account, around: item.dates, window: window) }
+                    group.addTask {
+                    let made = await history(of: item.account, around: item.dates, window: window, tally: tally)
+                    await tally.finished(accountID: item.account.id, spans: item.spans)
+                    return made
+                }
                     next += 1
                 }
             }
@@ -97,7 +113,7 @@ public struct CalendarHistoryFetcher: Sendable {
     /// Claims the account's spans around `dates` in the catalog, fetches them, and waits for
     /// those another claim holds (a concurrent job, another daemon) until they are fetched or
     /// their claim runs out and they are claimed here.
-    private func history(of account: CalendarAccount, around dates: [Date], window: DateInterval) async -> Int {
+    private func history(of account: CalendarAccount, around dates: [Date], window: DateInterval, tally: HistorySpanTally) async -> Int {
         let planner = planner
         var requests = 0
         var pause: Duration = .milliseconds(200)
@@ -123,6 +139,7 @@ public struct CalendarHistoryFetcher: Sendable {
                     logger.warning("history: fetched spans could not be recorded", metadata: ["account": "\(account.id)", "error": "\(error)"])
                 }
                 if fetched { await ledger.learn(accountID: account.id, fetched: TimeSpanSet(claim.spans)) }
+                await tally.fetched(accountID: account.id, spans: claim.spans.count)
                 // A failed fetch is not retried here: the next recording there asks again.
                 guard fetched else { return requests }
             }

@@ -73,10 +73,24 @@ public struct JobContext: Sendable {
     /// The id of the worker running the jobs (`host/pid/n`).
     public var workerID: String
 
+    /// Where progress texts go; nil when nobody follows (a handler run by a test).
+    let progress: JobProgressReporter?
+
     /// A context for one run.
     public init(logger: Logger, workerID: String) {
+        self.init(logger: logger, workerID: workerID, progress: nil)
+    }
+
+    init(logger: Logger, workerID: String, progress: JobProgressReporter?) {
         self.logger = logger
         self.workerID = workerID
+        self.progress = progress
+    }
+
+    /// Tells whoever follows the jobs (`steno ingest --wait`, `steno jobs show`) what the run
+    /// is doing now, e.g. "linking 12 recordings". Cheap to call often: writes are coalesced.
+    public func reportProgress(_ text: String) async {
+        await progress?.report(text)
     }
 
     /// True once the handler should stop: the daemon is shutting down past its grace period,

@@ -49,7 +49,8 @@ extension JobWorkerPool {
         guard !readable.isEmpty else { return }
         let attempts = readable
         let running = attempts.map(\.claim)
-        let context = JobContext(logger: runLogger, workerID: workerID)
+        let context = JobContext(
+            logger: runLogger, workerID: workerID, progress: JobProgressReporter(store: queue.store, claims: running, logger: runLogger))
         let heartbeatLogger = runLogger
         let end = await withTaskGroup(of: RunEnd<Handler.Kind.Result>?.self) { group -> RunEnd<Handler.Kind.Result> in
             group.addTask {

@@ -86,7 +86,9 @@ struct LinkRecordingJobHandler: JobHandler {
     /// changed links. A payload naming no recording fails its own job only.
     func run(_ attempts: [JobAttempt<LinkRecordingJob>], context: JobContext) async throws -> [JobOutcome<LinkRecordingJob.Result>] {
         let ids = attempts.map(\.payload.recordingIDs)
-        let changed = try await linker.link(recordingIDs: Array(Set(ids.compactMap { $0 }.joined())).sorted()).values.reduce(0, +)
+        let changed = try await linker.link(recordingIDs: Array(Set(ids.compactMap { $0 }.joined())).sorted()) {
+            await context.reportProgress($0)
+        }.values.reduce(0, +)
         return zip(attempts, ids).map { attempt, ids in
             guard let ids else {
                 return .failed(JobError.permanent("the link payload names no \"recording\" or \"recordings\": \(attempt.job.payload)"))

@@ -20,21 +20,29 @@ extension RecordingLinker {
     /// whose link a person decided are left alone, orphans stay orphans unless a meeting fits
     /// them now, and a linked recording that no meeting fits any more is revalidated (its
     /// event may be gone: then it is orphaned, keeping its cache, not unlinked). Returns how
-    /// many links changed, by new state.
-    public func link(recordingIDs: [Int64], actor: String = "linker") async throws -> [LinkState: Int] {
-        try await link(recordingIDs: recordingIDs, actor: actor, retries: Self.staleRetries)
+    /// many links changed, by new state. `progress` is told what is being done ("fetching
+    /// calendar history: 2 of 5 spans", "linking 40 recordings").
+    public func link(
+        recordingIDs: [Int64], actor: String = "linker", progress: (@Sendable (String) async -> Void)? = nil
+    ) async throws -> [LinkState: Int] {
+        try await link(recordingIDs: recordingIDs, actor: actor, retries: Self.staleRetries, progress: progress)
     }
 
     /// How often recordings whose link another job changed meanwhile are decided again before
     /// the work is left to the next job that touches them.
     static let staleRetries = 3
 
-    private func link(recordingIDs: [Int64], actor: String, retries: Int) async throws -> [LinkState: Int] {
+    private func link(
+        recordingIDs: [Int64], actor: String, retries: Int, progress: (@Sendable (String) async -> Void)? = nil
+    ) async throws -> [LinkState: Int] {
         var changed: [LinkState: Int] = [:]
         var lostTheirMeeting: [Int64] = []
         let (facts, existing) = try await factsAndLinks(recordingIDs)
         let work = facts.filter { existing[$0.facts.recordingID]?.isManual != true }
-        await history?.fetch(around: work.map { ($0.ownerID, $0.facts.recordedAt) })
+        await history?.fetch(around: work.map { ($0.ownerID, $0.facts.recordedAt) }) { done, total in
+            await progress?("fetching calendar history: \(done) of \(total) spans")
+        }
+        await progress?("linking \(work.count) recordings")
         let stale = try await pipelined(Self.byOwner(work)) { items in
             var updates: [LinkUpdate] = []
             for (facts, decision) in try await decide(items).decisions {

@@ -58,6 +58,6 @@ extension JobMethods {
     /// Whether a client following the job would want to hear of the difference.
     static func changed(_ old: Job, _ new: Job) -> Bool {
         old.state != new.state || old.attempts != new.attempts || old.runAt != new.runAt || old.lastError != new.lastError
-            || old.result != new.result
+            || old.result != new.result || old.progress != new.progress
     }
 }
