@@ -62,18 +62,18 @@ extension PostgresCatalog: IngestStore {
             try await Self.refreshRecordingSearch(tx, ids: ids)
             var recordings: [Int64: Recording] = [:]
             for recording in try await Self.fetchRecordings(tx, ids: ids) { recordings[recording.id] = recording }
-            let assembly = try commit.assemble(written: written, storedIDs: recordingIDs, recordings: recordings)
+            var assembly = try commit.assemble(written: written, storedIDs: recordingIDs, recordings: recordings)
+            var enqueued = queued.filter(\.isNew).count
+            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) {
+                let linking = try await Self.enqueue(draft, in: tx, now: now, notify: false)
+                if linking.isNew { enqueued += 1 }
+                assembly.noteLinkJob(linking.job.id)
+            }
             if !assembly.completions.isEmpty {
                 let completed = try await tx.rows(Self.completion(assembly.completions, nowMilliseconds: nowMilliseconds))
                 let recorded = Self.recorded(assembly.completions, completedIDs: Set(try completed.map { try $0.decode(Int64.self) }))
                 // Unreachable: the jobs' rows are locked since their leases were checked.
                 if let stale = zip(assembly.completions, recorded).first(where: { !$0.1 }) { throw JobQueueRules.staleLease(stale.0.claim) }
-            }
-            var enqueued = queued.filter(\.isNew).count
-            if let draft = commit.linking?.draft(recordingIDs: assembly.ready),
-                try await Self.enqueue(draft, in: tx, now: now, notify: false).isNew
-            {
-                enqueued += 1
             }
             // Once for whatever this commit queued (a notification without a new job only
             // makes idle workers look).

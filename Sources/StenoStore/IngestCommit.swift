@@ -128,9 +128,16 @@ extension IngestCommit.Job {
     /// The job's stored result once its files are written: a job of one path has that file's
     /// entry (`{"recording": ID, "status": S}`, `{"gone": true, "recording": ID|null}`,
     /// `{"ignored": WHY}`, `{"companionOf": [PATH, …]}`), a job of many `{"files": [entry, …]}`
-    /// in payload order, each entry with its `"path"`.
-    public func result(_ written: [IngestCommit.Written]) -> String {
-        let entries = zip(files, written).map { file, written in Self.entry(written, path: listsFiles ? file.path : nil) }
+    /// in payload order, each entry with its `"path"`. A recording stored ready has the id of
+    /// the job linking it (`"linkJob": ID`) when `linkJob` is given.
+    public func result(_ written: [IngestCommit.Written], linkJob: Int64? = nil) -> String {
+        let entries = zip(files, written).map { file, written in
+            let entry = Self.entry(written, path: listsFiles ? file.path : nil)
+            guard let linkJob, case .recorded(let recording) = written, recording.status == .ready, case .object(var fields) = entry
+            else { return entry }
+            fields["linkJob"] = .int(linkJob)
+            return .object(fields)
+        }
         let result: JSONValue = listsFiles ? ["files": .array(entries)] : entries.first ?? [:]
         return result.serializedString
     }

@@ -11,6 +11,15 @@ extension IngestCommit {
         package var completions: [JobCompletion]
         /// The ids of the recordings stored ready, in the order they were stored.
         package var ready: [Int64]
+        /// The completed jobs with their entries, for results written again.
+        var completed: [(job: Job, entries: [Written])] = []
+
+        /// Names the `link` job of the ready recordings in the results of the jobs that
+        /// stored them (`"linkJob": ID` beside each such file's entry), so a client waiting
+        /// for the ingest can follow the linking too.
+        package mutating func noteLinkJob(_ id: Int64) {
+            completions = completed.map { JobCompletion(claim: $0.job.claim, result: $0.job.result($0.entries, linkJob: id)) }
+        }
     }
 
     /// Assembles the ends of a commit whose files were written: `written[i]` holds job `i`'s
@@ -30,6 +39,7 @@ extension IngestCommit {
                 return .recorded(recording)
             }
             assembly.completions.append(JobCompletion(claim: job.claim, result: job.result(entries)))
+            assembly.completed.append((job, entries))
             assembly.ends[index] = .completed(entries)
         }
         return assembly

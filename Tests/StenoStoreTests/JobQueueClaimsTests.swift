@@ -172,7 +172,9 @@ struct JobQueueClaimsTests {
         // The stale item wrote neither its recording nor its job's completion.
         #expect(try await catalog.pathState("alice/b.wav") == nil)
         #expect(try await catalog.job(id: rescuer.job.id).state == .running)
-        #expect(try await catalog.job(id: claims[0].job.id).result == #"{"recording":\#(a.id),"status":"ready"}"#)
+        // A recording stored ready names the job that links it.
+        let link = try #require(try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10).first)
+        #expect(try await catalog.job(id: claims[0].job.id).result == #"{"linkJob":\#(link.id),"recording":\#(a.id),"status":"ready"}"#)
         #expect(try await catalog.job(id: claims[2].job.id).state == .succeeded)
         let states = try await catalog.pathStates(["alice/a.wav", "alice/c.wav", "alice/b.wav", "nowhere \"odd\".wav"])
         #expect(Set(states.keys) == ["alice/a.wav", "alice/c.wav"])
@@ -290,9 +292,13 @@ struct JobQueueClaimsTests {
         }
         let job = try await catalog.job(id: claim.job.id)
         #expect(job.state == .succeeded)
-        let entries = [#"{"path":"alice/a.wav","recording":\#(a.id),"status":"ready"}"#, #"{"path":"alice/b.wav","recording":\#(b.id),"status":"ready"}"#]
-        #expect(job.result == #"{"files":["# + entries.joined(separator: ",") + "]}")
         let links = try await catalog.jobs(state: .queued, kind: "link", afterID: nil, limit: 10)
+        let linkID = try #require(links.first?.id)
+        let entries = [
+            #"{"linkJob":\#(linkID),"path":"alice/a.wav","recording":\#(a.id),"status":"ready"}"#,
+            #"{"linkJob":\#(linkID),"path":"alice/b.wav","recording":\#(b.id),"status":"ready"}"#,
+        ]
+        #expect(job.result == #"{"files":["# + entries.joined(separator: ",") + "]}")
         #expect(links.map(\.payload) == [#"{"recordings":[\#(a.id),\#(b.id)]}"#])
         #expect(links.first?.maxAttempts == 3 && links.first?.uniqueKey == nil)
     }

@@ -53,14 +53,16 @@ extension SQLiteCatalog {
             try Self.refreshRecordingSearch(db, ids: ids)
             var recordings: [Int64: Recording] = [:]
             for recording in try Self.fetchRecordings(db, ids: ids) { recordings[recording.id] = recording }
-            let assembly = try commit.assemble(written: written, storedIDs: recordingIDs, recordings: recordings)
+            var assembly = try commit.assemble(written: written, storedIDs: recordingIDs, recordings: recordings)
+            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) {
+                assembly.noteLinkJob(try Self.enqueue(draft, in: db, now: now).job.id)
+            }
             for completion in assembly.completions {
                 guard try Self.completeClaim(completion.claim, result: completion.result, nowMilliseconds: nowMilliseconds, in: db) else {
                     // Unreachable: the lease was checked in this transaction.
                     throw Self.staleLease(completion.claim)
                 }
             }
-            if let draft = commit.linking?.draft(recordingIDs: assembly.ready) { _ = try Self.enqueue(draft, in: db, now: now) }
             return assembly.ends
         }
     }
