@@ -21,11 +21,15 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         public var status: Int
         public var headers: [String: String]
         public var body: String
+        /// The answer is held until a file exists at this path (at most ten minutes): a test
+        /// creates it once it saw what happens while the request waits.
+        public var holdUntilFileExists: String?
 
         public init(
             method: String, path: String, bodyContains: String? = nil, authorization: String? = nil, times: Int? = nil, status: Int,
-            headers: [String: String] = [:], body: String = ""
+            headers: [String: String] = [:], body: String = "", holdUntilFileExists: String? = nil
         ) {
+            self.holdUntilFileExists = holdUntilFileExists
             self.method = method
             self.path = path
             self.bodyContains = bodyContains
@@ -74,6 +78,10 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
                     if rule.get("authorization") and rule["authorization"] != auth: continue
                     if rule.get("times") is not None and used[index] >= rule["times"]: continue
                     used[index] += 1
+                    if rule.get("holdUntilFileExists"):
+                        import os, time
+                        deadline = time.time() + 600
+                        while not os.path.exists(rule["holdUntilFileExists"]) and time.time() < deadline: time.sleep(0.05)
                     data = rule.get("body", "").encode("utf-8")
                     self.send_response(rule["status"])
                     for key, value in rule.get("headers", {}).items(): self.send_header(key, value)

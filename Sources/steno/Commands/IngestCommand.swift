@@ -18,7 +18,7 @@ struct IngestCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Files or folders inside the daemon's inbox.") var paths: [String]
-    @Flag(name: .long, help: "Wait until every file is read; show progress and a summary.") var wait = false
+    @Flag(name: .long, help: "Wait until every file is read and linked; show progress and a summary.") var wait = false
     @Option(name: .long, help: "With --wait: give up after this many seconds.") var timeout: Double = 600
 
     func run() throws {
@@ -34,8 +34,10 @@ struct IngestCommand: ParsableCommand {
                     }
                     return
                 }
+                let started = Date()
                 let jobs = try waitForJobs(result.jobs, client: client)
-                try summarize(jobs, client: client)
+                let linking = try waitForLinking(after: jobs.map(\.job), client: client, timeout: timeout - Date().timeIntervalSince(started))
+                try summarize(jobs, linking: linking, client: client)
             }
         }
     }
@@ -47,7 +49,23 @@ struct IngestCommand: ParsableCommand {
         return queued.compactMap { entry in finished[entry.jobID].map { (entry.path, $0) } }
     }
 
-    private func summarize(_ jobs: [(path: String, job: Job)], client: StenoClient) throws {
+    /// Waits for the `link` jobs the finished ingest jobs name (`"linkJob"` in their results),
+    /// showing their progress; the link jobs as they ended.
+    private func waitForLinking(after jobs: [Job], client: StenoClient, timeout: Double) throws -> [Job] {
+        var ids = Set<Int64>()
+        for job in jobs {
+            guard let result = job.result.flatMap({ try? JSONValue.parse($0) }) else { continue }
+            let entries: [JSONValue]
+            if case .array(let files)? = result["files"] { entries = files } else { entries = [result] }
+            for entry in entries { if let id = entry["linkJob"]?.intValue { ids.insert(id) } }
+        }
+        guard !ids.isEmpty else { return [] }
+        let finished = try JobWaiting.wait(
+            for: ids.sorted(), label: "linking", what: "link job(s)", timeout: max(1, timeout), client: client)
+        return finished.values.sorted { $0.id < $1.id }
+    }
+
+    private func summarize(_ jobs: [(path: String, job: Job)], linking: [Job], client: StenoClient) throws {
         var table = TableWriter(["PATH", "RESULT", "RECORDING", "DETAIL"])
         var counts: [String: Int] = [:]
         var failed: [String] = []
@@ -77,9 +95,19 @@ struct IngestCommand: ParsableCommand {
             table.add([path, outcome, recordingID.map(String.init) ?? "-", detail])
         }
         Output.print(Output.json(jobs.map(\.job)), table: table, format: global.format)
+        for job in linking where job.state != .succeeded {
+            failed.append("link job \(job.id) (\(job.lastError ?? job.state.rawValue))")
+        }
         if global.format.isHuman {
             Output.say("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+            if !linking.isEmpty { Output.say(Self.linkingSummary(linking)) }
         }
-        try JobWaiting.requireSuccess(failed, saying: { "\($0) file(s) failed" })
+        try JobWaiting.requireSuccess(failed, saying: { "\($0) file(s) or link job(s) failed" })
+    }
+
+    /// "linking: 2 of 2 link job(s) done".
+    static func linkingSummary(_ jobs: [Job]) -> String {
+        let succeeded = jobs.filter { $0.state == .succeeded }.count
+        return "linking: \(succeeded) of \(jobs.count) link job(s) done"
     }
 }

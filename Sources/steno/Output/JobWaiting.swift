@@ -8,8 +8,8 @@ import StenoCore
 /// Waits for background jobs with a progress bar: `steno ingest --wait`, `steno sync --wait`.
 enum JobWaiting {
     /// Follows the jobs over `system.subscribe` until each has finished (succeeded, dead or
-    /// cancelled), printing each failed attempt, retry time and the last error on standard error
-    /// as it happens. An id may repeat (a job of several files): the progress counts entries, so
+    /// cancelled), printing each failed attempt, retry time, the last error and each new
+    /// progress text of a running job on standard error as it happens. An id may repeat (a job of several files): the progress counts entries, so
     /// it counts files. With `untilFailedAttempt` (a new account's first sync) it returns as soon
     /// as an attempt fails, the failed job in its `failed` state.
     ///
@@ -24,6 +24,7 @@ enum JobWaiting {
                 let job = try? JSONValueDecoder().decode(Job.self, from: params)
             else { return }
             if let line = attemptLine(job, previous: seen[job.id]) { progress.interject(line) }
+            if let line = progressLine(job, previous: seen[job.id]) { progress.interject(line) }
             seen[job.id] = job
             progress.update(ids.filter { seen[$0].map { !$0.state.isLive } ?? false }.count)
         }
@@ -56,6 +57,12 @@ enum JobWaiting {
         default:
             return nil
         }
+    }
+
+    /// A running job's new progress text ("job 12 (link): linking 40 recordings").
+    static func progressLine(_ job: Job, previous: Job?) -> String? {
+        guard job.state == .running, let text = job.progress, text != previous?.progress else { return nil }
+        return "job \(job.id) (\(job.kind)): \(text)"
     }
 
     /// After the summary is printed: exit 1 when any waited-for item failed or ended dead,
