@@ -57,6 +57,9 @@ extension PostgresCatalog {
                         "SELECT setval(pg_get_serial_sequence(\(table), 'id'), coalesce((SELECT max(id) FROM \(unescaped: table)), 0) + 1, false)")
                 }
             }
+            // The tables were empty when the planner last looked: without statistics the search
+            // rebuild's reads were planned as for empty tables.
+            try await tx.execute("ANALYZE")
             try await Self.rebuildSearch(in: tx)
             for (table, copied) in report.tables {
                 let expected = try await source.rowCount(of: table)
