@@ -6,9 +6,11 @@ import StenoTestTraits
 import Testing
 
 /// An archive import as a team adopting Steno makes it: 2,000 recordings spread over two years
-/// before the mirrored window, their owner with an ICS URL account and a CalDAV (Radicale)
-/// account. Each account's history is asked for once per merged span, counted where the
-/// requests arrive (Radicale's log, the ICS server's request log), and the old meetings link.
+/// before the mirrored window, their owner with an ICS URL account, a CalDAV (Radicale)
+/// account and a Microsoft account (the Graph double, her own calendar and one shared with
+/// her). Each account's history is asked for once per merged span (Graph: once per calendar
+/// and span), counted where the requests arrive (Radicale's log, the ICS server's and the
+/// double's request logs), and the old meetings link.
 @Suite(
     "Importing two years of recordings asks each account once per merged span", .blocksThreads, .serialized,
     .enabled(if: TestRequirement.runs(when: RadicaleServer.isInstalled), "needs `pip install radicale`"))
@@ -62,10 +64,23 @@ struct HistoryImportEndToEndTests {
             }
         }
         defer { radicale.shutdown() }
+        let graph = try GraphDouble()
+        defer { graph.shutdown() }
+        graph.scriptDeviceFlow(.init(pendingPolls: 1, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        graph.addCalendar(GraphDouble.Calendar(id: "cal-bob", name: "Calendar", owner: "bob@contoso.com", canEdit: false))
+        for index in [30, 1010, 1970] {
+            let at = start(index)
+            graph.put(
+                GraphDouble.Event(
+                    id: "graph-\(index)", iCalUId: "ical-graph-\(index)@contoso.com", subject: "Graph \(index)", start: at.addingTimeInterval(-120),
+                    end: at.addingTimeInterval(3000), organizer: .init(email: "bob@contoso.com"),
+                    attendees: [.init("bob@contoso.com", response: "organizer"), .init("alice@contoso.com", name: "Alice", response: "accepted")]),
+                calendar: index == 1010 ? "cal-bob" : nil)
+        }
 
         let daemon = try TestDaemon(config: Self.config)
         defer { daemon.shutdown() }
-        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com"]).status == 0)
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com", "--email", "alice@contoso.com"]).status == 0)
         let passwordFile = daemon.root + "/caldav-password"
         try "secret\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let dav = try steno(daemon, [
@@ -75,10 +90,22 @@ struct HistoryImportEndToEndTests {
         try #require(dav.status == 0, "\(dav.stderr)")
         let icsAdded = try steno(daemon, ["accounts", "add", "ics", ics.baseURL.absoluteString + "archive.ics", "--owner", "alice", "--wait"])
         try #require(icsAdded.status == 0, "\(icsAdded.stderr)")
+        let graphAdded = try steno(daemon, [
+            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", graph.baseURL.absoluteString,
+            "--graph-url", graph.graphURL.absoluteString, "--owner", "alice", "--wait",
+        ])
+        try #require(graphAdded.status == 0, "\(graphAdded.stdout) \(graphAdded.stderr)")
 
         func radicaleReports() -> Int { radicale.log.components(separatedBy: "REPORT request for").count - 1 }
         func icsGets() -> Int { ics.requests.filter { $0.method == "GET" }.count }
-        let (reportsBefore, getsBefore) = (radicaleReports(), icsGets())
+        /// Graph's history reads: `calendarView` (not its delta) of a calendar for a span.
+        func graphViews() -> [String] {
+            graph.requests.filter { $0.uri.contains("/calendarView?") }.map { request in
+                let components = URLComponents(string: "http://double" + request.uri)
+                return (components?.path ?? "") + "|" + (components?.queryItems?.first { $0.name == "startDateTime" }?.value ?? "")
+            }
+        }
+        let (reportsBefore, getsBefore, viewsBefore) = (radicaleReports(), icsGets(), graphViews().count)
 
         let folder = daemon.inboxDirectory + "/alice/archive"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -104,7 +131,9 @@ struct HistoryImportEndToEndTests {
             "SELECT count(*) FROM recordings", "SELECT state, count(*) FROM links GROUP BY state",
             "SELECT kind, state, count(*) FROM jobs GROUP BY kind, state", "SELECT title, starts_at, deleted_at FROM events",
         ].map { (try? query(daemon, $0)) ?? [] }
-        #expect(linked == ["Archive 10", "Archive 1990", "Archive 900", "Team 1000", "Team 1980", "Team 20"], "\(linked); \(diagnosis)")
+        #expect(
+            linked == ["Archive 10", "Archive 1990", "Archive 900", "Graph 1010", "Graph 1970", "Graph 30", "Team 1000", "Team 1980", "Team 20"],
+            "\(linked); \(diagnosis)")
 
         // Per account: the spans fetched do not overlap (none asked twice), and the requests
         // are one per span (CalDAV: one calendar-query each; ICS: at most one GET per span).
@@ -115,7 +144,7 @@ struct HistoryImportEndToEndTests {
         func fetched(_ provider: String) -> [(Int64, Int64)] {
             spans.filter { $0.first == provider }.compactMap { row in Int64(row[1]).flatMap { start in Int64(row[2]).map { (start, $0) } } }
         }
-        for provider in ["caldav", "ics"] {
+        for provider in ["caldav", "ics", "graph"] {
             let rows = fetched(provider)
             #expect(!rows.isEmpty, "\(provider): no history fetched")
             #expect(zip(rows, rows.dropFirst()).allSatisfy { $0.1 <= $1.0 }, "\(provider): spans asked twice: \(rows)")
@@ -124,9 +153,16 @@ struct HistoryImportEndToEndTests {
         let gets = icsGets() - getsBefore
         #expect(reports == fetched("caldav").count, "Radicale: \(reports) REPORTs for \(fetched("caldav").count) spans")
         #expect(gets >= 1 && gets <= fetched("ics").count, "ICS: \(gets) GETs for \(fetched("ics").count) spans")
+        // Graph: one calendarView per calendar (hers and Bob's shared one) and span, none twice.
+        let views = Array(graphViews().dropFirst(viewsBefore))
+        #expect(views.count == Set(views).count, "Graph: a calendar's span asked twice: \(views)")
+        #expect(views.count == 2 * fetched("graph").count, "Graph: \(views.count) calendarView requests for \(fetched("graph").count) spans of 2 calendars")
         // Two years in spans of at most 92 days, plus the gaps later batches filled: a few
         // dozen requests for 2,000 recordings.
-        #expect(reports <= 40 && gets <= 40, "\(reports) REPORTs, \(gets) GETs")
-        print("history import: \(Self.recordings) recordings, CalDAV \(reports) REPORTs for \(fetched("caldav").count) spans, ICS \(gets) GETs for \(fetched("ics").count) spans")
+        #expect(reports <= 40 && gets <= 40 && views.count <= 80, "\(reports) REPORTs, \(gets) GETs, \(views.count) calendarViews")
+        print("""
+            history import: \(Self.recordings) recordings, CalDAV \(reports) REPORTs for \(fetched("caldav").count) spans, \
+            ICS \(gets) GETs for \(fetched("ics").count) spans, Graph \(views.count) calendarViews for \(fetched("graph").count) spans of 2 calendars
+            """)
     }
 }

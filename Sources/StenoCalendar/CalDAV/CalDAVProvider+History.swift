@@ -8,9 +8,7 @@ import StenoCore
 extension CalDAVProvider: CalendarHistorySource {
     public func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport {
         var report = CalendarSyncReport()
-        // Each span is one request as planned: joining touching spans would make a request
-        // longer than the planner allows one to be.
-        let spans = spans.filter { $0.duration > 0 }.sorted { $0.start < $1.start }
+        let spans = Self.requestSpans(spans)
         guard !spans.isEmpty else { return report }
         guard let account = CalDAVStateCoding.decode(CalDAVAccountState.self, from: context.account.syncState),
             let home = URL(string: account.homeURL)

@@ -10,7 +10,7 @@ import StenoCore
 extension GraphProvider: CalendarHistorySource {
     public func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport {
         var report = CalendarSyncReport()
-        let spans = TimeSpanSet(spans).spans
+        let spans = Self.requestSpans(spans)
         guard !spans.isEmpty else { return report }
         let setup = try GraphAccountSetup(account: context.account)
         let client = makeClient(setup: setup, context: context)

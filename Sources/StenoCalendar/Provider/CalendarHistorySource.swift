@@ -12,3 +12,12 @@ public protocol CalendarHistorySource: Sendable {
     /// - Throws: ``CalendarSyncError`` when the account cannot be read.
     func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport
 }
+
+extension CalendarHistorySource {
+    /// The spans to ask a server for, one request each, in time order: as the planner cut
+    /// them. Joining spans that touch would make one request longer than the planner allows
+    /// (servers refuse or page through very long time ranges).
+    public static func requestSpans(_ spans: [DateInterval]) -> [DateInterval] {
+        spans.filter { $0.duration > 0 }.sorted { $0.start < $1.start }
+    }
+}
