@@ -95,14 +95,18 @@ struct IngestCommand: ParsableCommand {
             table.add([path, outcome, recordingID.map(String.init) ?? "-", detail])
         }
         Output.print(Output.json(jobs.map(\.job)), table: table, format: global.format)
+        let failedFiles = failed.count
         for job in linking where job.state != .succeeded {
             failed.append("link job \(job.id) (\(job.lastError ?? job.state.rawValue))")
         }
+        let failedLinks = failed.count - failedFiles
         if global.format.isHuman {
             Output.say("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
             if !linking.isEmpty { Output.say(Self.linkingSummary(linking)) }
         }
-        try JobWaiting.requireSuccess(failed, saying: { "\($0) file(s) or link job(s) failed" })
+        // Name what failed: "2 file(s) failed", "1 link job(s) failed", or both.
+        let parts = [failedFiles > 0 ? "\(failedFiles) file(s)" : nil, failedLinks > 0 ? "\(failedLinks) link job(s)" : nil].compactMap { $0 }
+        try JobWaiting.requireSuccess(failed, saying: { _ in parts.joined(separator: " and ") + " failed" })
     }
 
     /// "linking: 2 of 2 link job(s) done".
