@@ -40,8 +40,21 @@ extension QueryCase {
         static func summary(_ results: [Result]) -> String {
             let missed = results.filter { !$0.passes }
             let slow = results.filter { !$0.isInTime }
+            let members = memberToAdmin(results)
+            let slowMembers = members.filter { $0.ratio > 2 }
             return "\n\(results.count) queries: \(slow.count) over their time target, \(missed.count) missed a target (time or 3× the floor)"
                 + (slow.isEmpty ? "" : "\ntoo slow: " + slow.map { "\($0.name) (\($0.user))" }.joined(separator: ", "))
+                + "\nmember p50 ÷ admin p50: \(slowMembers.count) of \(members.count) over 2×"
+                + (slowMembers.isEmpty ? "" : " (" + slowMembers.map { "\($0.name) " + String(format: "%.1f×", $0.ratio) }.joined(separator: ", ") + ")")
+        }
+
+        /// Each member case beside the admin's same question: the member's p50 over the admin's.
+        static func memberToAdmin(_ results: [Result]) -> [(name: String, ratio: Double)] {
+            results.filter { $0.user == "member" }.compactMap { member in
+                results.first { $0.user == "admin" && $0.name == member.name }.map { admin in
+                    (member.name, member.p50 / max(admin.p50, 1e-6))
+                }
+            }
         }
     }
 
