@@ -68,6 +68,8 @@ extension PostgresCatalog: CalendarStore {
                 // locks the account, as every change set of it does).
                 _ = try await PostgresMirrorWriter(tx: tx, now: milliseconds).apply(
                     CalendarChangeSet(calendar: CalendarDescriptor(remoteID: remoteID, name: name), scope: .complete), accountID: accountID)
+                // Its history went with its events: enabled again, it is asked for it again.
+                try await tx.execute("DELETE FROM calendar_history_spans WHERE calendar_id = \(id)")
             }
             try await tx.execute(
                 "UPDATE calendars SET is_enabled = \(enabled), sync_state = NULL, updated_at = \(milliseconds) WHERE id = \(id)")

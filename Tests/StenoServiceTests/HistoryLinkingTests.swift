@@ -41,7 +41,7 @@ struct HistoryLinkingTests {
         let inner: any CalendarHistorySource
         let requests = Mutex(0)
         init(_ inner: any CalendarHistorySource) { self.inner = inner }
-        func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport {
+        func fetchHistory(_ spans: [String: [DateInterval]], context: CalendarSyncContext) async throws -> CalendarSyncReport {
             let report = try await inner.fetchHistory(spans, context: context)
             requests.withLock { $0 += report.requests }
             return report
@@ -157,6 +157,77 @@ struct HistoryLinkingTests {
             #expect(try await catalog.writer.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE from_history = 1 AND deleted_at IS NULL") ?? 0
             } >= 5)
+            try await transport.shutdown()
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+
+    @Test("a calendar disabled while a span was fetched, enabled again, or found by a later sync: a relink asks it alone for that span and finds its meeting")
+    func calendarsEnabledOrFoundLaterGetTheirHistory() async throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let month13 = at(days: 395)
+        func write(_ collection: String, _ name: String, _ event: [String], storage: String) throws {
+            let folder = storage + "/collection-root/alice/\(collection)"
+            try RadicaleServer.writeCalendarProps(folder: folder, displayName: name)
+            try Self.calendar([event]).write(toFile: folder + "/\(collection).ics", atomically: true, encoding: .utf8)
+        }
+        let radicale = try RadicaleServer(users: ["alice": "s3cret"]) { storage in
+            try write("work", "Work", Self.event("budget", "Budget review", month13.addingTimeInterval(10 * 3600), minutes: 60), storage: storage)
+            try write("team", "Team", Self.event("retro", "Retro", month13.addingTimeInterval(14 * 3600), minutes: 60), storage: storage)
+        }
+        defer { radicale.shutdown() }
+        let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
+        let alice = try await catalog.addUser(UserDraft(name: "alice", emails: ["alice@example.com"], role: .admin))
+        let secrets = SecretBox(keyBytes: Array(repeating: 5, count: 32))
+        let account = try await catalog.addAccount(
+            CalendarAccountDraft(
+                provider: .caldav, ownerID: alice.id, displayName: "work", settings: ["url": radicale.baseURL.absoluteString, "user": "alice"],
+                sealedSecret: try secrets.seal(CalendarCredentials(password: "s3cret"))),
+            now: now)
+        let transport = HTTPTransport()
+        let provider = CalDAVProvider(transport: transport, options: CalDAVProvider.Options(defaultTimeZone: TimeZone(identifier: "UTC") ?? .current))
+        let syncer = CalendarSyncer(store: catalog, providers: [provider], secrets: secrets, settings: CalendarSettings(), logger: Logger(label: "test"))
+        do {
+            _ = try await syncer.sync(accountID: account.id, now: now)
+            let team = try #require(try await catalog.calendars(accountID: account.id, ownerID: nil).first { $0.name == "Team" })
+            _ = try await catalog.setCalendarEnabled(id: team.id, enabled: false, now: now)
+            let counted = CountingSource(provider)
+            let linker = RecordingLinker(
+                store: catalog,
+                history: CalendarHistoryFetcher(
+                    store: catalog, sources: [.caldav: counted], secrets: secrets, settings: CalendarSettings(), logger: Logger(label: "test")))
+            func link(_ id: Int64) async throws -> LinkSummary? {
+                try await catalog.links(state: nil, visibleTo: nil, afterRecordingID: id - 1, limit: 1).first
+            }
+            let budget = try await record(catalog, "budget.wav", at: month13.addingTimeInterval(10 * 3600 + 120), minutes: 50, owner: alice.id)
+            let retro = try await record(catalog, "retro.wav", at: month13.addingTimeInterval(14 * 3600 + 60), minutes: 55, owner: alice.id)
+            _ = try await linker.link(recordingIDs: [budget, retro])
+            #expect(try await link(budget)?.meetingTitle == "Budget review")
+            #expect(try await link(retro)?.state == .unlinked)
+            // The span, of the one enabled calendar: one calendar-query.
+            #expect(counted.requests.withLock { $0 } == 1)
+
+            // Enabled again (and synced, as `steno calendars enable` does): the relink asks that
+            // calendar alone for the span.
+            _ = try await catalog.setCalendarEnabled(id: team.id, enabled: true, now: now)
+            _ = try await syncer.sync(accountID: account.id, now: now)
+            _ = try await linker.link(recordingIDs: [budget, retro])
+            #expect(try await link(retro)?.meetingTitle == "Retro")
+            #expect(try await link(budget)?.meetingTitle == "Budget review")
+            #expect(counted.requests.withLock { $0 } == 2)
+
+            // A calendar created since, found by the next sync: asked alone too (the recording
+            // falls inside the span the others have).
+            try write("board", "Board", Self.event("board", "Board meeting", month13.addingTimeInterval(12 * 3600), minutes: 60), storage: radicale.storageFolder)
+            _ = try await syncer.sync(accountID: account.id, now: now)
+            #expect(try await catalog.calendars(accountID: account.id, ownerID: nil).count == 3)
+            let board = try await record(catalog, "board.wav", at: month13.addingTimeInterval(12 * 3600 + 60), minutes: 55, owner: alice.id)
+            _ = try await linker.link(recordingIDs: [budget, retro, board])
+            #expect(try await link(board)?.meetingTitle == "Board meeting")
+            #expect(counted.requests.withLock { $0 } == 3)
             try await transport.shutdown()
         } catch {
             try? await transport.shutdown()

@@ -3,9 +3,10 @@ import StenoCore
 import StenoStore
 import Testing
 
-/// The spans of history fetched per account, on both backends: claimed once however many
+/// The spans of history fetched per calendar, on both backends: claimed once however many
 /// claimants ask at once, recorded when fetched, given back when the fetch failed, free again
-/// when a claimant died, and remembered by a catalog reopened (a restarted daemon).
+/// when a claimant died, asked for again by a calendar enabled or found later, and remembered
+/// by a catalog reopened (a restarted daemon).
 @Suite("History spans")
 struct HistorySpanStoreTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -25,7 +26,15 @@ struct HistorySpanStoreTests {
         let alice = try await opened.store.addUser(UserDraft(name: "alice", emails: ["alice@example.com"]))
         let account = try await opened.store.addAccount(
             CalendarAccountDraft(provider: .ics, ownerID: alice.id, displayName: "https://example.com/a.ics"), now: now)
+        _ = try await addCalendar("https://example.com/a.ics", to: account, in: opened.store)
         return (opened, account)
+    }
+
+    /// A calendar of the account, as its first sync finds it.
+    func addCalendar(_ remoteID: String, to account: CalendarAccount, in store: any CatalogStore) async throws -> CalendarInfo? {
+        _ = try await store.applyCalendarChanges(
+            CalendarChangeSet(calendar: CalendarDescriptor(remoteID: remoteID, name: remoteID), scope: .incremental), accountID: account.id, now: now)
+        return try await store.calendars(accountID: account.id, ownerID: nil).first { $0.remoteID == remoteID }
     }
 
     @Test(arguments: StoreBackend.available)
@@ -48,6 +57,7 @@ struct HistorySpanStoreTests {
         // Another account knows nothing of these.
         let bob = try await store.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
         let other = try await store.addAccount(CalendarAccountDraft(provider: .ics, ownerID: bob.id, displayName: "/srv/b.ics"), now: now)
+        _ = try await addCalendar("/srv/b.ics", to: other, in: store)
         let others = try await store.claimHistorySpans(accountID: other.id, claimant: "a/1", duration: .seconds(600), now: now, plan: plan(wanted))
         #expect(others.spans == wanted)
     }
@@ -107,6 +117,79 @@ struct HistorySpanStoreTests {
         let none = try await store.claimHistorySpans(
             accountID: account.id, claimant: "a/1", duration: .seconds(600), now: now, plan: plan([span(-400, -399)]))
         #expect(none.spans.isEmpty && none.ids.isEmpty)
+    }
+
+    /// Spans are kept per calendar: one disabled while a span is fetched, enabled again, or
+    /// found by a later sync is asked for that span alone; disabling forgets a calendar's spans.
+    @Test(arguments: StoreBackend.available)
+    func aCalendarEnabledOrFoundLaterIsAskedForItsOwnSpans(backend: StoreBackend) async throws {
+        let (opened, account) = try await setUp(backend)
+        let store = opened.store
+        let calendars = try await store.calendars(accountID: account.id, ownerID: nil)
+        let work = try #require(calendars.first)
+        let team = try #require(try await addCalendar("team", to: account, in: store))
+        _ = try await store.setCalendarEnabled(id: team.id, enabled: false, now: now)
+        let wanted = [span(-400, -398)]
+        func claim(_ claimant: String) async throws -> HistorySpanClaim {
+            try await store.claimHistorySpans(accountID: account.id, claimant: claimant, duration: .seconds(600), now: now, plan: plan(wanted))
+        }
+        func claimed(_ claim: HistorySpanClaim) -> [String: [DateInterval]] {
+            Dictionary(claim.calendars.filter { !$0.spans.isEmpty }.map { ($0.remoteID, $0.spans) }) { first, _ in first }
+        }
+        let first = try await claim("a/1")
+        #expect(claimed(first) == [work.remoteID: wanted])
+        try await store.finishHistorySpans(first, fetched: true, now: now)
+        #expect(try await store.fetchedHistorySpans(accountID: account.id) == [work.id: TimeSpanSet(wanted)])
+
+        // Enabled again: that calendar lacks the span, the other has it.
+        _ = try await store.setCalendarEnabled(id: team.id, enabled: true, now: now)
+        #expect(try await store.fetchedHistorySpans(accountID: account.id) == [work.id: TimeSpanSet(wanted), team.id: TimeSpanSet()])
+        let second = try await claim("a/1")
+        #expect(claimed(second) == ["team": wanted])
+        #expect(second.ids.count == 1 && second.fetched.isEmpty)
+        try await store.finishHistorySpans(second, fetched: true, now: now)
+
+        // A calendar a later sync found is asked alone too.
+        let board = try #require(try await addCalendar("board", to: account, in: store))
+        let third = try await claim("a/1")
+        #expect(claimed(third) == ["board": wanted])
+        // One disabled while its fetch runs records nothing: its events were dropped.
+        _ = try await store.setCalendarEnabled(id: board.id, enabled: false, now: now)
+        try await store.finishHistorySpans(third, fetched: true, now: now)
+        #expect(try await store.fetchedHistorySpans(accountID: account.id) == [work.id: TimeSpanSet(wanted), team.id: TimeSpanSet(wanted)])
+
+        // Disabling forgets the calendar's spans with its events: enabled again, it is asked again.
+        _ = try await store.setCalendarEnabled(id: team.id, enabled: false, now: now)
+        _ = try await store.setCalendarEnabled(id: team.id, enabled: true, now: now)
+        let fourth = try await claim("a/1")
+        #expect(claimed(fourth) == ["team": wanted])
+        // Only the calendars the source asked are recorded; the others are given back.
+        try await store.finishHistorySpans(fourth, fetchedCalendarIDs: [], now: now)
+        #expect(claimed(try await claim("b/2")) == ["team": wanted])
+    }
+
+    /// The spans fetched before spans were kept per calendar cover the calendars enabled at the
+    /// upgrade (a disabled calendar's history was not fetched); claims in progress are dropped.
+    @Test func migration0021KeepsFetchedSpansForTheCalendarsEnabled() async throws {
+        let temporary = try await TemporaryCatalog.migrated(
+            upTo: "0020_job_progress",
+            rows: """
+                INSERT INTO users (id, name, created_at, updated_at) VALUES (1, 'alice', 0, 0);
+                INSERT INTO calendar_accounts (id, provider, owner_id, display_name, created_at, updated_at) VALUES (1, 'caldav', 1, 'dav', 0, 0);
+                INSERT INTO calendars (id, account_id, remote_id, name, is_enabled, created_at, updated_at)
+                    VALUES (1, 1, '/work/', 'Work', 1, 0, 0), (2, 1, '/team/', 'Team', 0, 0, 0), (3, 1, '/board/', 'Board', 1, 0, 0);
+                INSERT INTO calendar_history_spans (account_id, starts_at, ends_at, fetched_at) VALUES (1, 1000000, 2000000, 5);
+                INSERT INTO calendar_history_spans (account_id, starts_at, ends_at, claimed_by, claim_expires_at)
+                    VALUES (1, 2000000, 3000000, 'a/1', 9000000000000);
+                """)
+        let catalog = try await temporary.open()
+        let fetched = TimeSpanSet([DateInterval(start: Date(timeIntervalSince1970: 1000), end: Date(timeIntervalSince1970: 2000))])
+        #expect(try await catalog.fetchedHistorySpans(accountID: 1) == [1: fetched, 3: fetched])
+        let claim = try await catalog.claimHistorySpans(accountID: 1, claimant: "b/2", duration: .seconds(60), now: now) { known in
+            TimeSpanSet([DateInterval(start: Date(timeIntervalSince1970: 1000), end: Date(timeIntervalSince1970: 3000))]).subtracting(known).spans
+        }
+        let later = DateInterval(start: Date(timeIntervalSince1970: 2000), end: Date(timeIntervalSince1970: 3000))
+        #expect(claim.calendars.map(\.calendarID) == [1, 3] && claim.calendars.allSatisfy { $0.spans == [later] && $0.pending.isEmpty })
     }
 
     /// A history fetch's change set marks the events of its span.

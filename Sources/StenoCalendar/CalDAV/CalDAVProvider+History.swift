@@ -1,14 +1,15 @@
 import Foundation
 import StenoCore
 
-/// History on demand from a CalDAV server: per mirrored calendar and span, one calendar-query of
-/// the span's time range answering with the objects' data — expanded by the server to the
-/// span's instances where it supports `expand` (probed by the first history fetch and stored
-/// with the account's capabilities), whole otherwise — and expanded here within the span only.
+/// History on demand from a CalDAV server: per mirrored calendar and span asked for it, one
+/// calendar-query of the span's time range answering with the objects' data — expanded by the
+/// server to the span's instances where it supports `expand` (probed by the first history
+/// fetch and stored with the account's capabilities), whole otherwise — and expanded here
+/// within the span only.
 extension CalDAVProvider: CalendarHistorySource {
-    public func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport {
+    public func fetchHistory(_ spans: [String: [DateInterval]], context: CalendarSyncContext) async throws -> CalendarSyncReport {
         var report = CalendarSyncReport()
-        let spans = Self.requestSpans(spans)
+        let spans = spans.mapValues(Self.requestSpans).filter { !$0.value.isEmpty }
         guard !spans.isEmpty else { return report }
         guard let account = CalDAVStateCoding.decode(CalDAVAccountState.self, from: context.account.syncState),
             let home = URL(string: account.homeURL)
@@ -25,12 +26,13 @@ extension CalDAVProvider: CalendarHistorySource {
             account: context.account, credentials: context.credentials, transport: transport,
             save: { [mirror = context.mirror] in try await mirror.saveCredentials($0) })
         // A disabled calendar does not count: its history would only be thrown away.
-        let calendars = try await context.mirror.calendars().filter(\.isEnabled)
+        let calendars = try await context.mirror.calendars().filter { $0.isEnabled && spans[$0.remoteID] != nil }
         report.calendars = calendars.count
+        report.historyCalendars = Set(calendars.map(\.remoteID))
         for calendar in calendars {
             guard let url = URL(string: calendar.remoteID, relativeTo: home)?.absoluteURL else { continue }
             let zone = calendar.timeZone.flatMap(TimeZone.init(identifier:)) ?? options.defaultTimeZone
-            for span in spans {
+            for span in spans[calendar.remoteID] ?? [] {
                 let query = HistoryQuery(client: client, collection: url, collectionPath: calendar.remoteID)
                 let answer: HistoryQuery.Answer
                 do {

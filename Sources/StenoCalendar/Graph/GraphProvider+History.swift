@@ -2,25 +2,28 @@ import Foundation
 import StenoCore
 
 /// History on demand from Microsoft Graph: per enabled calendar the account mirrors and per
-/// span, `GET {calendar}/calendarView?startDateTime&endDateTime` paged through
+/// span asked for it, `GET {calendar}/calendarView?startDateTime&endDateTime` paged through
 /// `@odata.nextLink` — occurrences, exceptions and single events of the span, series expanded
 /// by Graph for that span only. Throttling is waited out as in a sync (the request gate,
 /// `Retry-After`); beyond the policy the fetch ends with
 /// ``CalendarSyncError/retryLater(after:reason:)`` for the caller to wait.
 extension GraphProvider: CalendarHistorySource {
-    public func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport {
+    public func fetchHistory(_ spans: [String: [DateInterval]], context: CalendarSyncContext) async throws -> CalendarSyncReport {
         var report = CalendarSyncReport()
-        let spans = Self.requestSpans(spans)
+        let spans = spans.mapValues(Self.requestSpans).filter { !$0.value.isEmpty }
         guard !spans.isEmpty else { return report }
         let setup = try GraphAccountSetup(account: context.account)
         let client = makeClient(setup: setup, context: context)
         // The calendars the syncs found, as they left them: a calendar listing is a sync's job.
-        let calendars = try await context.mirror.calendars().filter(\.isEnabled)
-        guard !calendars.isEmpty else {
+        let known = try await context.mirror.calendars()
+        guard !known.isEmpty else {
             report.warnings.append("the account was never synced: its calendars are not known yet")
             return report
         }
+        let calendars = known.filter { $0.isEnabled && spans[$0.remoteID] != nil }
+        guard !calendars.isEmpty else { return report }
         report.calendars = calendars.count
+        report.historyCalendars = Set(calendars.map(\.remoteID))
         // One task per mailbox, its calendars one after the other (they share its request slots).
         let byMailbox = Dictionary(grouping: calendars) { GraphMailbox.path(ofCalendar: $0.remoteID) }.values.map { $0 }
         let reports = try await withThrowingTaskGroup(of: CalendarSyncReport.self) { group in
@@ -34,7 +37,7 @@ extension GraphProvider: CalendarHistorySource {
                     for calendar in mailboxCalendars {
                         let reader = GraphSpanReader(client: client, calendar: calendar, graphURL: setup.endpoints.graphURL, options: options)
                         do {
-                            for span in spans {
+                            for span in spans[calendar.remoteID] ?? [] {
                                 let (changes, warnings) = try await reader.read(span)
                                 mailboxReport.warnings += warnings.prefix(20).map { "\(calendar.name): \($0)" }
                                 guard !changes.updatedResources.isEmpty else { continue }

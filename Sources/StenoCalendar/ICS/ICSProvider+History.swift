@@ -4,17 +4,18 @@ import StenoCore
 /// History on demand from iCalendar files: the source holds every event at any date, so it is
 /// read once (one GET for a URL) and expanded within each span asked for.
 extension ICSProvider: CalendarHistorySource {
-    public func fetchHistory(_ spans: [DateInterval], context: CalendarSyncContext) async throws -> CalendarSyncReport {
+    public func fetchHistory(_ spans: [String: [DateInterval]], context: CalendarSyncContext) async throws -> CalendarSyncReport {
         var report = CalendarSyncReport()
-        let spans = TimeSpanSet(spans).spans
-        guard !spans.isEmpty, let setting = context.account.settings["source"] else { return report }
+        guard let setting = context.account.settings["source"] else { return report }
         let source = try ICSSource(setting)
         guard let stored = try await context.mirror.calendars().first(where: { $0.remoteID == source.description }) else {
             report.warnings.append("\(CredentialRedaction.redactedURL(source.description)) was never synced")
             return report
         }
-        guard stored.isEnabled else { return report }
+        let spans = TimeSpanSet(spans[stored.remoteID] ?? []).spans
+        guard stored.isEnabled, !spans.isEmpty else { return report }
         report.calendars = 1
+        report.historyCalendars = [stored.remoteID]
         var documents: [(prefix: String, text: String)] = []
         switch source {
         case .file(let path), .folder(let path):

@@ -71,6 +71,8 @@ public struct CalendarSyncProgress: Sendable, Hashable {
 public struct CalendarSyncReport: Sendable, Hashable {
     /// Calendars looked at.
     public var calendars = 0
+    /// The calendars (remote IDs) a history fetch asked for their spans.
+    public var historyCalendars: Set<String> = []
     /// Calendars whose contents were fetched in full (first sync, or a token the server refused).
     public var fullSyncs = 0
     /// Changes applied to the mirror.

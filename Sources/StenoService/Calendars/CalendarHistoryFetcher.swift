@@ -8,15 +8,15 @@ import StenoStore
 /// the linker finds their meetings: per owner's account the spans ``HistorySpanPlanner`` plans
 /// (merged, minus what was fetched), a few accounts at a time, a source's Retry-After waited
 /// out. What is fetched stays mirrored (marked as history) and is recorded in the catalog
-/// (``HistorySpanStore``): no daemon sharing the catalog, nor this one after a restart, asks
-/// for a span again, and spans another daemon is fetching are waited for, not fetched twice.
+/// (``HistorySpanStore``) per calendar: no daemon sharing the catalog, nor this one after a
+/// restart, asks for a span again, spans another daemon is fetching are waited for, not
+/// fetched twice, and a calendar enabled or discovered later is asked for its own spans alone.
 public struct CalendarHistoryFetcher: Sendable {
     let store: any CatalogStore
     let sources: [CalendarProviderKind: any CalendarHistorySource]
     let access: CalendarAccountAccess
     let settings: CalendarSettings
     let planner: HistorySpanPlanner
-    let ledger = HistorySpanLedger()
     let logger: Logger
     /// Names this daemon's claims in the catalog.
     let claimant: String
@@ -73,10 +73,17 @@ public struct CalendarHistoryFetcher: Sendable {
                 continue
             }
             for account in accounts where sources[account.provider] != nil {
-                // Spans this daemon knows were fetched need no trip to the catalog.
-                let known = await ledger.fetched(accountID: account.id)
-                let planned = planner.spans(around: dates, window: window, fetched: known).count
-                if planned > 0 { work.append((account, dates, planned)) }
+                // Spans fetched for each enabled calendar need no claim (a write); a calendar
+                // enabled or found since they were fetched has none of them.
+                let fetched: [Int64: TimeSpanSet]
+                do {
+                    fetched = try await store.fetchedHistorySpans(accountID: account.id)
+                } catch {
+                    logger.warning("history: the account's spans could not be read", metadata: ["account": "\(account.id)", "error": "\(error)"])
+                    continue
+                }
+                let planned = Set(fetched.values.flatMap { planner.spans(around: dates, window: window, fetched: $0) })
+                if !planned.isEmpty { work.append((account, dates, planned.count)) }
             }
         }
         guard !work.isEmpty else { return 0 }
@@ -129,19 +136,21 @@ public struct CalendarHistoryFetcher: Sendable {
                 logger.warning("history: spans could not be claimed", metadata: ["account": "\(account.id)", "error": "\(error)"])
                 return requests
             }
-            await ledger.learn(accountID: account.id, fetched: claim.fetched)
             if !claim.spans.isEmpty {
-                let (made, fetched) = await fetch(claim.spans, of: account, window: window)
+                // Each calendar is asked for the spans it lacks only.
+                var request: [String: [DateInterval]] = [:]
+                for calendar in claim.calendars where !calendar.spans.isEmpty { request[calendar.remoteID] = calendar.spans }
+                let (made, asked) = await fetch(request, of: account, window: window)
                 requests += made
+                let fetched = claim.calendars.filter { !$0.spans.isEmpty && asked.contains($0.remoteID) }
                 do {
-                    try await store.finishHistorySpans(claim, fetched: fetched, now: Date())
+                    try await store.finishHistorySpans(claim, fetchedCalendarIDs: Set(fetched.map(\.calendarID)), now: Date())
                 } catch {
                     logger.warning("history: fetched spans could not be recorded", metadata: ["account": "\(account.id)", "error": "\(error)"])
                 }
-                if fetched { await ledger.learn(accountID: account.id, fetched: TimeSpanSet(claim.spans)) }
                 await tally.fetched(accountID: account.id, spans: claim.spans.count)
                 // A failed fetch is not retried here: the next recording there asks again.
-                guard fetched else { return requests }
+                guard !fetched.isEmpty else { return requests }
             }
             guard !claim.pending.isEmpty else { return requests }
             if claim.spans.isEmpty {
@@ -153,11 +162,14 @@ public struct CalendarHistoryFetcher: Sendable {
         return requests
     }
 
-    /// One account's spans, retried after a Retry-After the source asked for.
+    /// One account's spans, per calendar (by remote ID), retried after a Retry-After the source
+    /// asked for.
     ///
-    /// - Returns: the requests made and whether the spans were fetched.
-    private func fetch(_ spans: [DateInterval], of account: CalendarAccount, window: DateInterval) async -> (requests: Int, fetched: Bool) {
-        guard let source = sources[account.provider] else { return (0, false) }
+    /// - Returns: the requests made and the calendars whose spans were fetched.
+    private func fetch(
+        _ spans: [String: [DateInterval]], of account: CalendarAccount, window: DateInterval
+    ) async -> (requests: Int, fetched: Set<String>) {
+        guard let source = sources[account.provider] else { return (0, []) }
         var accountLogger = logger
         accountLogger[metadataKey: "account"] = .stringConvertible(account.id)
         var requests = 0
@@ -171,13 +183,17 @@ public struct CalendarHistoryFetcher: Sendable {
                 requests += report.requests
                 // No calendar asked (the account's first sync has not listed them yet): the
                 // spans are not recorded as fetched, or they would never be asked for.
-                guard report.calendars > 0 else {
+                guard !report.historyCalendars.isEmpty else {
                     accountLogger.notice("history: no calendar to ask yet", metadata: ["warnings": "\(report.warnings.joined(separator: "; "))"])
-                    return (requests, false)
+                    return (requests, [])
                 }
                 accountLogger.info(
-                    "history fetched", metadata: ["spans": "\(spans.count)", "requests": "\(report.requests)", "inserted": "\(report.changes.inserted)"])
-                return (requests, true)
+                    "history fetched",
+                    metadata: [
+                        "calendars": "\(report.historyCalendars.count)", "spans": "\(Set(spans.values.joined()).count)",
+                        "requests": "\(report.requests)", "inserted": "\(report.changes.inserted)",
+                    ])
+                return (requests, report.historyCalendars)
             } catch CalendarSyncError.retryLater(let after, let reason) where after <= maximumRetryWait && attempt < maximumAttempts {
                 accountLogger.notice("history: the source asked to wait", metadata: ["seconds": "\(after.components.seconds)", "reason": "\(reason)"])
                 try? await Task.sleep(for: after)
@@ -186,21 +202,6 @@ public struct CalendarHistoryFetcher: Sendable {
                 break
             }
         }
-        return (requests, false)
-    }
-}
-
-/// The spans this daemon knows were fetched, per account: fetched spans stay fetched, so a
-/// recording inside them needs no claim in the catalog.
-actor HistorySpanLedger {
-    private var fetched: [Int64: TimeSpanSet] = [:]
-
-    /// The spans known to be fetched for the account.
-    func fetched(accountID: Int64) -> TimeSpanSet { fetched[accountID] ?? TimeSpanSet() }
-
-    /// Adds spans fetched (here or by another daemon).
-    func learn(accountID: Int64, fetched spans: TimeSpanSet) {
-        guard !spans.isEmpty else { return }
-        fetched[accountID] = (fetched[accountID] ?? TimeSpanSet()).union(spans)
+        return (requests, [])
     }
 }

@@ -72,6 +72,8 @@ extension SQLiteCatalog {
                 _ = try writer.apply(
                     CalendarChangeSet(calendar: CalendarDescriptor(remoteID: row["remote_id"], name: row["name"]), scope: .complete),
                     accountID: accountID)
+                // Its history went with its events: enabled again, it is asked for it again.
+                try db.execute(sql: "DELETE FROM calendar_history_spans WHERE calendar_id = ?", arguments: [id])
             }
             try db.execute(
                 sql: "UPDATE calendars SET is_enabled = ?, sync_state = NULL, updated_at = ? WHERE id = ?",
