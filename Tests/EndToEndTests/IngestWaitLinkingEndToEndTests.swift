@@ -94,4 +94,68 @@ struct IngestWaitLinkingEndToEndTests {
             "/usr/bin/sqlite3", ["-readonly", daemon.dataDirectory + "/catalog.sqlite", "SELECT count(*) FROM links WHERE state = 'linked'"])
         #expect(linked.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3", "\(linked)")
     }
+
+    /// Two `steno ingest --wait` at once, whose files the daemon may ingest and link in the same
+    /// batches: each summary counts how its own recordings ended, from the link jobs' results.
+    @Test func ingestWaitCountsHowItsOwnRecordingsEnded() throws {
+        // Whole hours three days back, inside the mirrored window.
+        let base = ((Date().timeIntervalSince1970 - 3 * 86_400) / 3600).rounded(.down) * 3600
+        func at(hours: Double) -> Date { Date(timeIntervalSince1970: base + hours * 3600) }
+        let invited = ["PARTSTAT=ACCEPTED:mailto:alice@example.com"]
+        func meeting(_ uid: String, _ title: String, hours: Double) -> [String] {
+            ICalendarText.event(
+                uid: uid, title: title, start: at(hours: hours).addingTimeInterval(-120), end: at(hours: hours).addingTimeInterval(1800),
+                organizer: "carol@example.com", attendees: invited)
+        }
+        // Mine: a meeting, two parallel twins (ambiguous), and nothing at all. Theirs: two meetings.
+        let calendar = ICalendarText.calendar(
+            meeting("standup", "Standup", hours: 0) + meeting("twin-a", "Interview A", hours: 2) + meeting("twin-b", "Interview B", hours: 2)
+                + meeting("review", "Review", hours: 6) + meeting("retro", "Retro", hours: 8))
+        let daemon = try TestDaemon(config: Self.config)
+        defer { daemon.shutdown() }
+        let ics = try ScriptedHTTPServer(rules: [
+            .init(method: "GET", path: "/team.ics", status: 200, headers: ["Content-Type": "text/calendar"], body: calendar)
+        ])
+        defer { ics.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com"]).status == 0)
+        let added = try steno(daemon, ["accounts", "add", "ics", ics.baseURL.absoluteString + "team.ics", "--owner", "alice", "--wait"])
+        try #require(added.status == 0, "\(added.stderr)")
+
+        let formatter = ISO8601DateFormatter()
+        func drop(_ folder: String, _ hours: [Double], seed: Int) throws -> String {
+            let path = daemon.inboxDirectory + "/alice/" + folder
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for (index, hour) in hours.enumerated() {
+                let name = "\(path)/\(folder)-\(index)"
+                try Data(#"{"recordedAt": "\#(formatter.string(from: at(hours: hour)))"}"#.utf8).write(to: URL(fileURLWithPath: name + ".json"))
+                try IngestionEndToEndTests.wav(seed: seed + index).write(to: URL(fileURLWithPath: name + ".wav"))
+            }
+            return path
+        }
+        let mine = try drop("mine", [0, 2, 4], seed: 10)
+        let theirs = try drop("theirs", [6, 8], seed: 20)
+
+        // Theirs runs while mine does; its output goes to a file read at the end.
+        let theirsOutput = daemon.root + "/theirs.stdout"
+        _ = FileManager.default.createFile(atPath: theirsOutput, contents: nil)
+        let theirsFile = try FileHandle(forWritingTo: URL(fileURLWithPath: theirsOutput))
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
+        other.arguments = ["--socket", daemon.socketPath, "ingest", theirs, "--wait", "--timeout", "600"]
+        other.standardOutput = theirsFile
+        other.standardError = FileHandle.nullDevice
+        try other.run()
+        let ingested = try runCommand(
+            TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "ingest", mine, "--wait", "--timeout", "600"], timeout: 660)
+        let ended = try poll(timeout: 660, { other.isRunning }, until: { !$0 })
+        try #require(!ended, "the other steno ingest --wait did not end")
+        other.waitUntilExit()
+        try theirsFile.close()
+        let theirsText = (try? String(contentsOfFile: theirsOutput, encoding: .utf8)) ?? ""
+
+        #expect(ingested.status == 0, "\(ingested.stdout) \(ingested.stderr)")
+        #expect(ingested.stdout.contains("3 recording(s): 1 linked, 1 unlinked, 1 ambiguous"), "\(ingested.stdout)")
+        #expect(other.terminationStatus == 0, "\(theirsText)")
+        #expect(theirsText.contains("2 recording(s): 2 linked"), "\(theirsText)")
+    }
 }

@@ -43,8 +43,9 @@ struct JobKindTests {
         }
         #expect(syncJSON["warnings"] == ["w"])
         #expect(try NoopJob.storedResult(.init(attempt: 2, sleptMilliseconds: 5)) == #"{"attempt":2,"sleptMilliseconds":5}"#)
-        let link = try JSONValue.parse(try #require(try LinkRecordingJob.storedResult(.init(recordings: 1, batch: 3, changedInBatch: 2))))
-        #expect(link == ["recordings": 1, "batch": 3, "changedInBatch": 2])
+        let link = try JSONValue.parse(
+            try #require(try LinkRecordingJob.storedResult(.init(recordings: 1, batch: 3, changedInBatch: 2, links: ["5": .ambiguous]))))
+        #expect(link == ["recordings": 1, "batch": 3, "changedInBatch": 2, "links": ["5": "ambiguous"]])
         #expect(try RevalidateLinksJob.storedResult(["kept": 2, "newly-linked": 0]) == #"{"kept":2,"newly-linked":0}"#)
         // A result that is JSON null is stored as no result.
         #expect(try ProbeJob.storedResult(nil) == nil)

@@ -32,11 +32,16 @@ enum LinkRecordingJob: JobKind {
     }
 
     /// What one pass of the batch linker did for a job: how many recordings the job named,
-    /// how many jobs were linked together, and how many links that pass changed.
+    /// how many jobs were linked together, how many links that pass changed, and how each of
+    /// the job's recordings stands after it (`"links": {"12": "linked", "13": "unlinked"}`), so
+    /// `steno ingest --wait` tells how its own files ended, not the batch's.
     struct Result: Codable, Sendable, Hashable {
         var recordings: Int
         var batch: Int
         var changedInBatch: Int
+        /// Link state by recording id (as text: a JSON object's keys); a recording without a
+        /// link (gone meanwhile) is left out.
+        var links: [String: LinkState]?
     }
 }
 
@@ -82,18 +87,25 @@ struct LinkRecordingJobHandler: JobHandler {
     }
 
     /// Links the claimed jobs' recordings in one pass of the batch linker (manual links are
-    /// left alone); each job succeeds with its count of recordings and the pass's count of
-    /// changed links. A payload naming no recording fails its own job only.
+    /// left alone); each job succeeds with its count of recordings, the pass's count of
+    /// changed links, and its recordings' link states read after the pass. A payload naming no
+    /// recording fails its own job only.
     func run(_ attempts: [JobAttempt<LinkRecordingJob>], context: JobContext) async throws -> [JobOutcome<LinkRecordingJob.Result>] {
         let ids = attempts.map(\.payload.recordingIDs)
-        let changed = try await linker.link(recordingIDs: Array(Set(ids.compactMap { $0 }.joined())).sorted()) {
+        let all = Array(Set(ids.compactMap { $0 }.joined())).sorted()
+        let changed = try await linker.link(recordingIDs: all) {
             await context.reportProgress($0)
         }.values.reduce(0, +)
+        var states: [Int64: LinkState] = [:]
+        for batch in RecordingLinker.batches(all) {
+            for (id, link) in try await linker.store.links(recordingIDs: batch) { states[id] = link.state }
+        }
         return zip(attempts, ids).map { attempt, ids in
             guard let ids else {
                 return .failed(JobError.permanent("the link payload names no \"recording\" or \"recordings\": \(attempt.job.payload)"))
             }
-            return .succeeded(LinkRecordingJob.Result(recordings: ids.count, batch: attempts.count, changedInBatch: changed))
+            let links = Dictionary(ids.compactMap { id in states[id].map { (String(id), $0) } }) { first, _ in first }
+            return .succeeded(LinkRecordingJob.Result(recordings: ids.count, batch: attempts.count, changedInBatch: changed, links: links))
         }
     }
 }

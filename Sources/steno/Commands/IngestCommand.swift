@@ -18,7 +18,8 @@ struct IngestCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Files or folders inside the daemon's inbox.") var paths: [String]
-    @Flag(name: .long, help: "Wait until every file is read and linked; show progress and a summary.") var wait = false
+    @Flag(name: .long, help: "Wait until every file is read and linked; show progress and a summary (how many recordings linked, unlinked, ambiguous).")
+    var wait = false
     @Option(name: .long, help: "With --wait: give up after this many seconds.") var timeout: Double = 600
 
     func run() throws {
@@ -69,6 +70,8 @@ struct IngestCommand: ParsableCommand {
         var table = TableWriter(["PATH", "RESULT", "RECORDING", "DETAIL"])
         var counts: [String: Int] = [:]
         var failed: [String] = []
+        // The recordings this command's files made and that a link job took on.
+        var linkedHere = Set<Int64>()
         for (path, job) in jobs {
             var result = job.result.flatMap { try? JSONValue.parse($0) }
             // A job of many files has an entry per file.
@@ -81,6 +84,7 @@ struct IngestCommand: ParsableCommand {
             var outcome = job.state == .succeeded ? "ok" : job.state.rawValue
             var detail = job.state == .succeeded ? "" : (job.lastError ?? "")
             let recordingID = result?["recording"]?.intValue
+            if let recordingID, result?["linkJob"] != nil { linkedHere.insert(recordingID) }
             if let status = result?["status"]?.stringValue { outcome = status }
             if result?["gone"] == true { outcome = "gone" }
             if result?["ignored"] != nil { outcome = "ignored" }
@@ -102,16 +106,32 @@ struct IngestCommand: ParsableCommand {
         let failedLinks = failed.count - failedFiles
         if global.format.isHuman {
             Output.say("\n" + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
-            if !linking.isEmpty { Output.say(Self.linkingSummary(linking)) }
+            if !linking.isEmpty { Output.say(Self.linkingSummary(linking, recordings: linkedHere)) }
         }
         // Name what failed: "2 file(s) failed", "1 link job(s) failed", or both.
         let parts = [failedFiles > 0 ? "\(failedFiles) file(s)" : nil, failedLinks > 0 ? "\(failedLinks) link job(s)" : nil].compactMap { $0 }
         try JobWaiting.requireSuccess(failed, saying: { _ in parts.joined(separator: " and ") + " failed" })
     }
 
-    /// "linking: 2 of 2 link job(s) done".
-    static func linkingSummary(_ jobs: [Job]) -> String {
+    /// "linking: 2 of 2 link job(s) done; 12 recordings: 9 linked, 2 unlinked, 1 ambiguous":
+    /// how `recordings` (this command's) stand, as their link jobs reported them (`"links"` in
+    /// the results: a job may have linked other files along with these).
+    static func linkingSummary(_ jobs: [Job], recordings: Set<Int64>) -> String {
         let succeeded = jobs.filter { $0.state == .succeeded }.count
-        return "linking: \(succeeded) of \(jobs.count) link job(s) done"
+        var states: [String: Int] = [:]
+        var reported = Set<Int64>()
+        for job in jobs where job.state == .succeeded {
+            guard let links = job.result.flatMap({ try? JSONValue.parse($0) })?["links"]?.objectValue else { continue }
+            for (key, state) in links {
+                guard let id = Int64(key), recordings.contains(id), let state = state.stringValue, reported.insert(id).inserted else { continue }
+                states[state, default: 0] += 1
+            }
+        }
+        let done = "linking: \(succeeded) of \(jobs.count) link job(s) done"
+        guard !reported.isEmpty else { return done }
+        let order = [LinkState.linked, .unlinked, .ambiguous, .pending, .orphaned].map(\.rawValue)
+        let known = order.compactMap { state in states[state].map { "\($0) \(state)" } }
+        let others = states.filter { !order.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        return done + "; \(reported.count) recording(s): " + (known + others).joined(separator: ", ")
     }
 }
