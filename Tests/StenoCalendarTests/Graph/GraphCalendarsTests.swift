@@ -109,7 +109,7 @@ struct GraphCalendarsTests {
         #expect(await bed.mirror.liveEvents(calendar: "me/calendars/cal-bob").count == 1)
     }
 
-    @Test("history: calendarView of a span 13 months back, paged, per enabled calendar, a 429 waited out")
+    @Test("history: calendarView of a span 13 months back, paged, per enabled calendar, a 429 waited out; a calendar enabled later asked alone")
     func historyOfASpan() async throws {
         let bed = try GraphTestBed()
         defer { Task { await bed.shutdown() } }
@@ -140,5 +140,16 @@ struct GraphCalendarsTests {
         #expect(!views.contains { $0.uri.contains("cal-team") } && views.contains { $0.uri.contains("$skip=") })
         #expect(report.changes.inserted == 26 && report.requests >= 5)
         #expect(await bed.state(calendar: "me")?.deltaLink != nil, "a history fetch leaves the sync state alone")
+        #expect(report.historyCalendars == ["me", "me/calendars/cal-bob"])
+
+        // Enabled again later: asked alone for the span the others have.
+        await bed.mirror.setEnabled(calendar: "me/calendars/cal-team", true)
+        bed.double.resetCounters()
+        let team = try await GraphProvider(transport: bed.transport, options: bed.options).fetchHistory(
+            ["me/calendars/cal-team": [span]], context: context)
+        #expect(await bed.mirror.liveEvents(calendar: "me/calendars/cal-team").map(\.title).contains("Old team"))
+        let teamViews = bed.graphRequests.filter { $0.uri.contains("/calendarView?") }
+        #expect(teamViews.count == 1 && teamViews.allSatisfy { $0.uri.contains("cal-team") }, "\(teamViews.map(\.uri))")
+        #expect(team.historyCalendars == ["me/calendars/cal-team"])
     }
 }
