@@ -19,9 +19,10 @@ public struct CatalogCopyReport: Sendable, Hashable {
 /// a copy that fails leaves the target as empty as it was.
 extension PostgresCatalog {
     /// The tables a copy fills, referenced tables first. Search indexes are rebuilt from the
-    /// copied rows instead of copied (SQLite's FTS5 tables have no counterpart here).
+    /// copied rows instead of copied (SQLite's FTS5 tables have no counterpart here). The
+    /// history spans come along so that the copy does not ask providers for them again.
     package static let copiedTables = [
-        "users", "user_emails", "user_uids", "calendar_accounts", "calendars", "calendar_resources", "meetings", "events",
+        "users", "user_emails", "user_uids", "calendar_accounts", "calendars", "calendar_history_spans", "calendar_resources", "meetings", "events",
         "event_attendees", "recordings", "recording_paths", "links", "link_attendees", "link_history", "jobs", "devices",
         "device_pairings",
     ]

@@ -49,6 +49,10 @@ struct CatalogCopyTests {
                 action: "linked", reason: "overlaps", at: now))
         _ = try await catalog.enqueue(JobDraft(kind: "revalidate", payload: #"{"recording":1}"#, priority: 3, uniqueKey: "revalidate:1"))
         _ = try await catalog.addDevice(ownerID: alice.id, label: "Alice's iPhone", timeZone: "Europe/Zurich", tokenHash: Data(repeating: 7, count: 32), now: now)
+        // History fetched on demand two years back: a copy that lost it would ask again.
+        let old = DateInterval(start: now.addingTimeInterval(-730 * 86_400), duration: 30 * 86_400)
+        let claim = try await catalog.claimHistorySpans(accountID: account.id, claimant: "test/1", duration: .seconds(600), now: now) { _ in [old] }
+        try await catalog.finishHistorySpans(claim, fetched: true, now: now)
         return (catalog, temporary)
     }
 
@@ -69,6 +73,11 @@ struct CatalogCopyTests {
         }
         #expect(report.tables.first { $0.name == "events" }?.rows == 1)
         #expect(report.tables.first { $0.name == "devices" }?.rows == 1)
+        // The history fetched so far, per calendar.
+        let account = try #require(try await source.accounts(ownerID: nil).first)
+        let fetched = try await source.fetchedHistorySpans(accountID: account.id)
+        #expect(fetched.values.contains { !$0.spans.isEmpty })
+        #expect(try await target.fetchedHistorySpans(accountID: account.id) == fetched)
 
         // Value kinds: case-insensitive text, blobs, booleans, reals, JSON text, instants.
         let user = try #require(try await target.row("SELECT id, name, display_name FROM users WHERE name = 'alice'::citext"))
