@@ -132,6 +132,8 @@ let package = Package(
 
         // MARK: Build tooling: embeds Schema/ (migrations, openrpc.json) into the binaries.
         .executableTarget(name: "steno-embed-schema"),
+        // The plugin lists Schema/'s files when SwiftPM plans the build: an incremental build
+        // sees a new migration file only once the plan is made again (`touch Package.swift`).
         .plugin(name: "EmbedSchemaPlugin", capability: .buildTool(), dependencies: ["steno-embed-schema"], path: "Sources/EmbedSchemaPlugin"),
 
         // MARK: Test support: starts a real stenod on a temporary socket.
