@@ -13,3 +13,20 @@ extension PostgresQuery {
         return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 }
+
+/// The values of a numbered statement built piece by piece, for SQL whose conditions depend on
+/// the query (a member's listing reads their visible set, an admin's does not): each `bind`
+/// appends a value and returns its typed placeholder.
+struct NumberedValues {
+    private(set) var values: [(any PostgresDynamicTypeEncodable)?] = []
+
+    /// The placeholder of `value`, cast to `type` so the server knows it even for NULL.
+    mutating func bind(_ value: (any PostgresDynamicTypeEncodable)?, as type: String) -> String {
+        values.append(value)
+        return "$\(values.count)::\(type)"
+    }
+
+    /// The statement of `sql`, whose placeholders came from this. Bind every value before the
+    /// call: a `bind` inside `sql`'s interpolations would come after this copy was taken.
+    func query(_ sql: String) -> PostgresQuery { .numbered(sql, values) }
+}

@@ -4,60 +4,69 @@ import StenoCore
 import StenoStore
 
 /// Meetings with their attendees and recordings, visibility enforced in the queries (the
-/// fragments of SQLiteCatalog+Visibility.swift, which are the same SQL here). A listing reads
+/// fragments of SQLiteCatalog+Visibility.swift, which are the same SQL here; a member's
+/// listings read the set of `visibleMeetingIDs(of:)`). A listing reads
 /// one snapshot (`REPEATABLE READ`) and builds all its summaries with four set-based queries,
 /// not four per meeting: each query is a round trip to the server.
 extension PostgresCatalog: MeetingStore {
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
-        let attendees = Self.attendeeMatches(query.withAny, first: 11)
-        return try await snapshot { tx in
-            let ids = try await tx.rows(
-                .numbered(
-                    """
-                    SELECT m.id FROM meetings m
-                    WHERE \(SQLiteCatalog.meetingVisible(to: "$1::bigint"))
-                      AND ($2::bigint IS NULL OR m.starts_at >= $2::bigint)
-                      AND ($3::bigint IS NULL OR m.starts_at < $3::bigint)
-                      AND ($4::citext IS NULL OR EXISTS (
-                            SELECT 1 FROM events e WHERE e.meeting_id = m.id
-                            AND (e.organizer_email = $4::citext
-                                 OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = $4::citext))))
-                      AND ($5::text IS NULL OR m.title ILIKE $5::text ESCAPE '\\')
-                      AND ($6::boolean IS NULL OR $6::boolean = EXISTS (
-                            SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
-                      AND \(query.newestFirst ? Self.beforePosition : Self.afterPosition)
-                      \(query.hideGone ? Self.liveOrRecorded : "")
-                      \(attendees.sql)
-                    ORDER BY \(query.newestFirst ? "m.starts_at DESC NULLS LAST, m.id DESC" : "m.starts_at NULLS FIRST, m.id") LIMIT $7 OFFSET $8
-                    """,
-                    [
-                        query.visibleTo, query.from.map(Self.milliseconds), query.to.map(Self.milliseconds), query.withEmail,
-                        query.titleContains.map(SQLiteCatalog.likePattern(containing:)), query.recorded, Int64(max(0, query.limit)),
-                        Int64(max(0, query.offset)), query.after?.startMilliseconds, query.after?.id,
-                    ] + attendees.values)
-            ).map { try $0.decode(Int64.self) }
+        try await snapshot { tx in
+            let ids = try await tx.rows(Self.meetingListing(query)).map { try $0.decode(Int64.self) }
             let summaries = try await Self.meetingSummaries(tx, ids: ids)
             return ids.compactMap { summaries[$0] }
         }
     }
 
-    /// The `withAny` condition (starting with AND; empty without matches), its values bound
-    /// from `$first` on.
-    static func attendeeMatches(_ matches: [AttendeeMatch], first: Int) -> (sql: String, values: [(any PostgresDynamicTypeEncodable)?]) {
-        guard !matches.isEmpty else { return ("", []) }
+    /// The statement listing the ids of a page of meetings (its plan is checked by tests): a
+    /// member's meetings and `--with`'s as sets read through indexes, the page continuing
+    /// after `query.after`. Only the query's own conditions are written, so the planner sees
+    /// each as a join or an index range rather than a test on every meeting.
+    static func meetingListing(_ query: MeetingQuery) -> PostgresQuery {
+        var values = NumberedValues()
+        var conditions = [visibility("m.id", in: visibleMeetingIDs(of:), viewer: query.visibleTo, values: &values)]
+        if let from = query.from { conditions.append("m.starts_at >= \(values.bind(milliseconds(from), as: "bigint"))") }
+        if let to = query.to { conditions.append("m.starts_at < \(values.bind(milliseconds(to), as: "bigint"))") }
+        if let after = query.after {
+            let id = values.bind(after.id, as: "bigint")
+            // Meetings without a start come first (ascending) or last (newest first).
+            switch (after.startMilliseconds.map { values.bind($0, as: "bigint") }, query.newestFirst) {
+            case (let start?, false): conditions.append("(m.starts_at > \(start) OR (m.starts_at = \(start) AND m.id > \(id)))")
+            case (nil, false): conditions.append("(m.starts_at IS NOT NULL OR m.id > \(id))")
+            case (let start?, true):
+                conditions.append("(m.starts_at < \(start) OR (m.starts_at = \(start) AND m.id < \(id)) OR m.starts_at IS NULL)")
+            case (nil, true): conditions.append("(m.starts_at IS NULL AND m.id < \(id))")
+            }
+        }
+        if query.hideGone { conditions.append(liveOrRecorded) }
+        if let email = query.withEmail {
+            conditions.append("m.id IN (\(SQLiteCatalog.meetingIDs(withEmail: values.bind(email, as: "citext"))))")
+        }
+        if let attendees = attendeeMatches(query.withAny, values: &values) { conditions.append(attendees) }
+        if let title = query.titleContains {
+            conditions.append("m.title ILIKE \(values.bind(SQLiteCatalog.likePattern(containing: title), as: "text")) ESCAPE '\\'")
+        }
+        if let recorded = query.recorded {
+            conditions.append((recorded ? "" : "NOT ") + "EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned'))")
+        }
+        let limit = values.bind(Int64(max(0, query.limit)), as: "bigint")
+        let offset = values.bind(Int64(max(0, query.offset)), as: "bigint")
+        return values.query(
+            """
+            SELECT m.id FROM meetings m WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(query.newestFirst ? "m.starts_at DESC NULLS LAST, m.id DESC" : "m.starts_at NULLS FIRST, m.id") LIMIT \(limit) OFFSET \(offset)
+            """)
+    }
+
+    /// The `withAny` condition (nil without matches): any of the matches, each an email's
+    /// meetings as a set, or a name's or domain's candidates from the full-text index checked
+    /// against their own attendees.
+    static func attendeeMatches(_ matches: [AttendeeMatch], values: inout NumberedValues) -> String? {
+        guard !matches.isEmpty else { return nil }
         var alternatives: [String] = []
-        var values: [(any PostgresDynamicTypeEncodable)?] = []
         for match in matches {
-            let number = first + values.count
             if case .email(let email) = match {
-                alternatives.append(
-                    """
-                    EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id AND (e.organizer_email = $\(number)::citext
-                        OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = $\(number)::citext)))
-                    """)
-                values.append(email)
+                alternatives.append("m.id IN (\(SQLiteCatalog.meetingIDs(withEmail: values.bind(email, as: "citext"))))")
             } else if let pattern = match.likePattern, let search = match.searchWords {
-                // Candidates from the full-text index, each then checked against its own attendees.
                 let words = search.words.flatMap(SearchLexemes.words)
                 // The lexemes hold no positions, so a domain's words are all required rather than
                 // adjacent; the pattern then checks the address itself.
@@ -66,30 +75,17 @@ extension PostgresCatalog: MeetingStore {
                     : SearchLexemes.prefixQuery(words)
                 alternatives.append(
                     """
-                    (m.id IN (SELECT s.meeting_id FROM meeting_search s WHERE s.lexemes @@ $\(number)::tsquery)
-                     AND \(SQLiteCatalog.attendeeLike("$\(number + 1)::text", names: match.matchesNames, fold: PostgresNameFolding.sql)))
+                    (m.id IN (SELECT s.meeting_id FROM meeting_search s WHERE s.lexemes @@ \(values.bind(query, as: "tsquery")))
+                     AND \(SQLiteCatalog.attendeeLike(values.bind(pattern, as: "text"), names: match.matchesNames, fold: PostgresNameFolding.sql)))
                     """)
-                values += [query, pattern]
             }
         }
-        return ("AND (" + alternatives.joined(separator: " OR ") + ")", values)
+        return alternatives.isEmpty ? "false" : "(" + alternatives.joined(separator: " OR ") + ")"
     }
-
-    /// Continues an earliest-first listing after the meeting at ($9 start, $10 id).
-    static let afterPosition = """
-        ($10::bigint IS NULL OR CASE WHEN $9::bigint IS NULL THEN m.starts_at IS NOT NULL OR m.id > $10::bigint
-             ELSE m.starts_at > $9::bigint OR (m.starts_at = $9::bigint AND m.id > $10::bigint) END)
-        """
-
-    /// Continues a newest-first listing (meetings without a start last) after ($9, $10).
-    static let beforePosition = """
-        ($10::bigint IS NULL OR CASE WHEN $9::bigint IS NULL THEN m.starts_at IS NULL AND m.id < $10::bigint
-             ELSE m.starts_at < $9::bigint OR (m.starts_at = $9::bigint AND m.id < $10::bigint) OR m.starts_at IS NULL END)
-        """
 
     /// Leaves out meetings no calendar holds any more, unless a recording is linked to them.
     static let liveOrRecorded = """
-        AND (EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
+        (EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = m.id AND e.deleted_at IS NULL)
              OR EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')))
         """
 

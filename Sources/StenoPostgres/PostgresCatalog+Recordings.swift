@@ -4,7 +4,8 @@ import StenoCore
 import StenoStore
 
 /// Recordings and the inbox paths they live at. Who may see a recording is the SQL of
-/// `SQLiteCatalog.recordingVisible(to:)`, shared by both backends.
+/// `SQLiteCatalog.recordingVisible(to:)` for one recording, shared by both backends, and the
+/// set of `visibleRecordingIDs(of:)` for a listing.
 extension PostgresCatalog: RecordingStore {
     public func pathState(_ path: String) async throws -> PathState? {
         try await pathStates([path])[path]
@@ -36,22 +37,28 @@ extension PostgresCatalog: RecordingStore {
     }
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
-        try await transaction { tx in
-            try await Self.fetchRecordings(
-                tx,
-                """
-                SELECT \(unescaped: Self.recordingColumns(withTranscript: false)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
-                WHERE r.id > \(query.afterID ?? 0)
-                  AND (\(query.ownerID)::bigint IS NULL OR r.owner_id = \(query.ownerID)::bigint)
-                  AND EXISTS (SELECT 1 FROM (SELECT \(query.visibleTo)::bigint AS id) viewer
-                              WHERE \(unescaped: SQLiteCatalog.recordingVisible(to: "viewer.id")))
-                  AND (\(query.status?.rawValue)::text IS NULL OR r.status = \(query.status?.rawValue)::text)
-                  AND (NOT \(query.withWarnings) OR r.warnings IS NOT NULL)
-                  AND (\(query.from.map(Self.milliseconds))::bigint IS NULL OR r.recorded_at >= \(query.from.map(Self.milliseconds))::bigint)
-                  AND (\(query.to.map(Self.milliseconds))::bigint IS NULL OR r.recorded_at < \(query.to.map(Self.milliseconds))::bigint)
-                ORDER BY r.id LIMIT \(max(0, query.limit))
-                """)
-        }
+        try await transaction { tx in try await Self.fetchRecordings(tx, Self.recordingListing(query)) }
+    }
+
+    /// The statement of a recordings page (its plan is checked by tests): a member's
+    /// recordings as a set read through indexes, the page continuing after `query.afterID`.
+    static func recordingListing(_ query: RecordingQuery) -> PostgresQuery {
+        var values = NumberedValues()
+        var conditions = [
+            "r.id > \(values.bind(query.afterID ?? 0, as: "bigint"))",
+            visibility("r.id", in: visibleRecordingIDs(of:), viewer: query.visibleTo, values: &values),
+        ]
+        if let owner = query.ownerID { conditions.append("r.owner_id = \(values.bind(owner, as: "bigint"))") }
+        if let status = query.status { conditions.append("r.status = \(values.bind(status.rawValue, as: "text"))") }
+        if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }
+        if let from = query.from { conditions.append("r.recorded_at >= \(values.bind(milliseconds(from), as: "bigint"))") }
+        if let to = query.to { conditions.append("r.recorded_at < \(values.bind(milliseconds(to), as: "bigint"))") }
+        let limit = values.bind(Int64(max(0, query.limit)), as: "bigint")
+        return values.query(
+            """
+            SELECT \(recordingColumns(withTranscript: false)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(limit)
+            """)
     }
 
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {

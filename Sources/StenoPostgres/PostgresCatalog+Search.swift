@@ -20,37 +20,14 @@ extension PostgresCatalog {
         // Ranked among the newest matches of each kind (all of them for a word matching fewer).
         let candidates = Int64(SearchHit.rankedAmongNewest)
         let hits = try await snapshot { tx in
-            let meetings = try await tx.rows(
-                .numbered(
-                    """
-                    SELECT id, title, starts_at, searched, attendees, count(*) OVER () FROM (
-                        SELECT m.id, m.title, m.starts_at, s.title AS searched, s.attendees, ts_rank(s.lexemes, $2::tsquery) AS rank
-                        FROM meeting_search s JOIN meetings m ON m.id = s.meeting_id
-                        WHERE s.lexemes @@ $2::tsquery AND \(SQLiteCatalog.meetingVisible(to: "$1::bigint"))
-                        ORDER BY s.meeting_id DESC LIMIT $4) candidates
-                    ORDER BY rank DESC, id DESC LIMIT $3
-                    """,
-                    [userID, query, wanted, candidates])
-            ).map { row in
+            let meetings = try await tx.rows(Self.meetingSearch(query, visibleTo: userID, wanted: wanted, candidates: candidates)).map { row in
                 let (id, title, start, searchedTitle, attendees, matches) = try row.decode((Int64, String, Int64?, String, String, Int64).self)
                 return SearchHit(
                     kind: "meeting", id: id, title: title,
                     snippet: SearchSnippet.snippet(columns: [searchedTitle, attendees], queryWords: words),
                     start: start.map(Self.date(milliseconds:)), rankedAmongNewest: matches >= candidates ? Int(candidates) : nil)
             }
-            let recordings = try await tx.rows(
-                .numbered(
-                    """
-                    SELECT id, title, recorded_at, searched, transcript, path, count(*) OVER () FROM (
-                        SELECT r.id, coalesce(r.title, s.path, '') AS title, r.recorded_at, s.title AS searched, s.transcript, s.path,
-                            ts_rank(s.lexemes, $2::tsquery) AS rank
-                        FROM recording_search s JOIN recordings r ON r.id = s.recording_id
-                        WHERE s.lexemes @@ $2::tsquery AND \(SQLiteCatalog.recordingVisible(to: "$1::bigint"))
-                        ORDER BY s.recording_id DESC LIMIT $4) candidates
-                    ORDER BY rank DESC, id DESC LIMIT $3
-                    """,
-                    [userID, query, wanted, candidates])
-            ).map { row in
+            let recordings = try await tx.rows(Self.recordingSearch(query, visibleTo: userID, wanted: wanted, candidates: candidates)).map { row in
                 let (id, title, recordedAt, searchedTitle, transcript, path, matches) = try row.decode(
                     (Int64, String, Int64?, String, String, String, Int64).self)
                 return SearchHit(
@@ -62,5 +39,50 @@ extension PostgresCatalog {
         }
         // Ranks of the two tables do not compare: meetings come first, then recordings.
         return Array(hits.dropFirst(offset).prefix(limit))
+    }
+
+    /// The statement of a search's meeting hits (its plan is checked by tests): the newest
+    /// `candidates` matches of the tsquery `query` (among a member's visible set), ranked, the
+    /// first `wanted`, with how many candidates there were.
+    static func meetingSearch(_ query: String, visibleTo userID: Int64?, wanted: Int64, candidates: Int64) -> PostgresQuery {
+        let (values, visible, words, newest, first) = searchValues(
+            query, keeping: "s.meeting_id", in: visibleMeetingIDs(of:), visibleTo: userID, wanted: wanted, candidates: candidates)
+        return values.query(
+            """
+            SELECT id, title, starts_at, searched, attendees, count(*) OVER () FROM (
+                SELECT m.id, m.title, m.starts_at, s.title AS searched, s.attendees, ts_rank(s.lexemes, \(words)) AS rank
+                FROM meeting_search s JOIN meetings m ON m.id = s.meeting_id
+                WHERE s.lexemes @@ \(words) AND \(visible)
+                ORDER BY s.meeting_id DESC LIMIT \(newest)) candidates
+            ORDER BY rank DESC, id DESC LIMIT \(first)
+            """)
+    }
+
+    /// The statement of a search's recording hits, as ``meetingSearch(_:visibleTo:wanted:candidates:)``.
+    static func recordingSearch(_ query: String, visibleTo userID: Int64?, wanted: Int64, candidates: Int64) -> PostgresQuery {
+        let (values, visible, words, newest, first) = searchValues(
+            query, keeping: "s.recording_id", in: visibleRecordingIDs(of:), visibleTo: userID, wanted: wanted, candidates: candidates)
+        return values.query(
+            """
+            SELECT id, title, recorded_at, searched, transcript, path, count(*) OVER () FROM (
+                SELECT r.id, coalesce(r.title, s.path, '') AS title, r.recorded_at, s.title AS searched, s.transcript, s.path,
+                    ts_rank(s.lexemes, \(words)) AS rank
+                FROM recording_search s JOIN recordings r ON r.id = s.recording_id
+                WHERE s.lexemes @@ \(words) AND \(visible)
+                ORDER BY s.recording_id DESC LIMIT \(newest)) candidates
+            ORDER BY rank DESC, id DESC LIMIT \(first)
+            """)
+    }
+
+    /// The values of a search statement and their placeholders: the visibility of `column`
+    /// (in `set` for a member), the tsquery, the candidates' and the hits' bounds.
+    private static func searchValues(
+        _ query: String, keeping column: String, in set: (String) -> String, visibleTo userID: Int64?, wanted: Int64, candidates: Int64
+    ) -> (values: NumberedValues, visible: String, words: String, newest: String, first: String) {
+        var values = NumberedValues()
+        let visible = visibility(column, in: set, viewer: userID, values: &values)
+        let words = values.bind(query, as: "tsquery")
+        let (newest, first) = (values.bind(candidates, as: "bigint"), values.bind(wanted, as: "bigint"))
+        return (values, visible, words, newest, first)
     }
 }

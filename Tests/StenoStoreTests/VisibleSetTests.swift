@@ -1,0 +1,79 @@
+import Foundation
+import StenoCore
+import StenoStore
+import Testing
+
+/// What a member's listings hold, on every backend (``MeetingFixture`` describes the data):
+/// listings read a member's visible meetings and recordings as sets, lookups by id test one
+/// row; both must agree, for every member and every meeting and recording, whatever the state
+/// of the links that make a recording visible through its meeting.
+@Suite("Visible sets of members")
+struct VisibleSetTests {
+    /// Every meeting and recording of the fixture, by id.
+    struct Everything {
+        var meetings: [Int64]
+        var recordings: [Int64]
+    }
+
+    /// The meetings and recordings `viewer` opens one by one.
+    static func openedOneByOne(_ store: any CatalogStore, _ everything: Everything, as viewer: Int64) async throws -> Everything {
+        var opened = Everything(meetings: [], recordings: [])
+        for id in everything.meetings where (try? await store.meeting(id: id, visibleTo: viewer)) != nil { opened.meetings.append(id) }
+        for id in everything.recordings where (try? await store.recording(id: id, visibleTo: viewer)) != nil {
+            opened.recordings.append(id)
+        }
+        return opened
+    }
+
+    /// The meetings and recordings `viewer` lists, in id order.
+    static func listed(_ store: any CatalogStore, as viewer: Int64?) async throws -> Everything {
+        Everything(
+            meetings: try await store.meetings(MeetingQuery(visibleTo: viewer, limit: 100)).map(\.id).sorted(),
+            recordings: try await store.recordings(RecordingQuery(limit: 100, visibleTo: viewer)).map(\.id))
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func membersListWhatTheyMayOpenAndTheirMeetingsRecordings(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        try await f.linkAll()
+        let everything = try await Self.listed(store, as: nil)
+        #expect(everything.meetings.count == 5 && everything.recordings.count == 4)
+
+        let expected: [(name: String, id: Int64, recordings: Set<Int64>)] = [
+            ("alice", f.alice, [f.aliceRecording, f.failedRecording, f.daveRecording]),  // dave's is linked to her focus time
+            ("bob", f.bob, [f.bobRecording, f.aliceRecording]),  // alice's is linked to the quarterly he is invited to
+            ("carol", f.carol, [f.bobRecording]),  // bob's is linked to her 1:1
+            ("dave", f.dave, [f.daveRecording]),  // the focus time is visible through his recording only
+            ("ada", f.ada, []),
+        ]
+        for viewer in expected {
+            let listed = try await Self.listed(store, as: viewer.id)
+            #expect(Set(listed.recordings) == viewer.recordings, "\(viewer.name)")
+            let oneByOne = try await Self.openedOneByOne(store, everything, as: viewer.id)
+            #expect(listed.meetings == oneByOne.meetings, "\(viewer.name)'s meetings")
+            #expect(listed.recordings == oneByOne.recordings, "\(viewer.name)'s recordings")
+        }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func anOrphanedLinkKeepsARecordingVisibleAndAnAmbiguousOneDoesNot(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        try await f.linkAll()
+        // The 1:1 makes bob's recording visible to carol while its link is linked or orphaned.
+        try await store.saveLink(f.update(f.bobRecording, to: nil, state: .orphaned, keepsCache: true, action: "orphaned", minutes: 1))
+        #expect(try await Self.listed(store, as: f.carol).recordings == [f.bobRecording])
+        #expect(try await store.recording(id: f.bobRecording, visibleTo: f.carol).id == f.bobRecording)
+        #expect(try await store.search("bob recording", visibleTo: f.carol, offset: 0, limit: 10).map(\.id).contains(f.bobRecording))
+
+        try await store.saveLink(
+            f.update(f.bobRecording, to: "carol:one-on-one", state: .ambiguous, method: nil, action: "ambiguous", minutes: 2))
+        #expect(try await Self.listed(store, as: f.carol).recordings == [])
+        await #expect(throws: StoreError.self) { _ = try await store.recording(id: f.bobRecording, visibleTo: f.carol) }
+        #expect(try await store.search("bob recording", visibleTo: f.carol, offset: 0, limit: 10).filter { $0.kind == "recording" } == [])
+        #expect(try await Self.listed(store, as: f.bob).recordings.contains(f.bobRecording), "his own, whatever its link")
+    }
+}
