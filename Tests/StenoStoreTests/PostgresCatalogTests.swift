@@ -37,6 +37,15 @@ struct PostgresCatalogTests {
         #expect(applied == PostgresMigrations.files.map(\.identifier))
     }
 
+    /// JIT compilation took 40-150 ms for listings that read fifty rows in a few (their
+    /// estimates, for a walk stopped by LIMIT, pass JIT's threshold): the catalog's sessions
+    /// turn it off.
+    @Test func sessionsCompileNoQueries() async throws {
+        let catalog = try await PostgresCatalog.open(try await freshSettings(), logger: logger)
+        defer { catalog.close() }
+        #expect(try await catalog.row("SHOW jit")?.decode(String.self) == "off")
+    }
+
     @Test func daemonsStartingTogetherMigrateOnce() async throws {
         let settings = try await freshSettings()
         let logger = self.logger
