@@ -232,27 +232,32 @@ extension SQLiteCatalog {
 
     public func links(state: LinkState?, visibleTo userID: Int64?, afterRecordingID: Int64?, limit: Int) async throws -> [LinkSummary] {
         try await writer.read { db in
-            try Row.fetchAll(
-                db, sql: Self.linkListing(forMember: userID != nil), arguments: [afterRecordingID ?? 0, state?.rawValue, userID, limit]
-            ).map { row in
-                LinkSummary(
-                    recording: row["recording_id"], recordingTitle: row["recording_title"],
-                    recordedAt: (row["recorded_at"] as Int64?).map(Self.date(milliseconds:)), owner: row["owner_name"],
-                    state: LinkState(rawValue: row["state"]) ?? .unlinked,
-                    method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), isManual: row["is_manual"],
-                    score: row["score"], meeting: row["meeting_id"], meetingTitle: row["cached_title"],
-                    meetingStart: (row["cached_starts_at"] as Int64?).map(Self.date(milliseconds:)),
-                    meetingEnd: (row["cached_ends_at"] as Int64?).map(Self.date(milliseconds:)), candidates: row["candidates"],
-                    validatedAt: (row["validated_at"] as Int64?).map(Self.date(milliseconds:)))
-            }
+            var summaries: [LinkSummary] = []
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: Self.linkListing(forMember: userID != nil)),
+                arguments: [afterRecordingID ?? 0, state?.rawValue, userID, limit])
+            while let row = try rows.next() { summaries.append(Self.linkSummary(row)) }
+            return summaries
         }
     }
 
-    /// The statement of a links page: `?1` the recording after which it continues, `?2` a state
+    /// A row of ``linkListing(forMember:)``, read by position (a full listing reads tens of
+    /// thousands: a lookup by name cost more than the value).
+    static func linkSummary(_ row: Row) -> LinkSummary {
+        LinkSummary(
+            recording: row[0], recordingTitle: row[11], recordedAt: (row[12] as Int64?).map(date(milliseconds:)), owner: row[13],
+            state: LinkState(rawValue: row[1]) ?? .unlinked, method: (row[2] as String?).flatMap(LinkMethod.init(rawValue:)),
+            isManual: row[3], score: row[4], meeting: row[5], meetingTitle: row[6],
+            meetingStart: (row[7] as Int64?).map(date(milliseconds:)), meetingEnd: (row[8] as Int64?).map(date(milliseconds:)),
+            candidates: row[9], validatedAt: (row[10] as Int64?).map(date(milliseconds:)))
+    }
+
+    /// The statement of a links page, its columns read by ``linkSummary(_:)``: `?1` the recording after which it continues, `?2` a state
     /// or NULL, `?3` the member whose recordings' links these are, `?4` the page size.
     static func linkListing(forMember: Bool) -> String {
         """
-        SELECT l.*, r.title AS recording_title, r.recorded_at, u.name AS owner_name FROM links l
+        SELECT l.recording_id, l.state, l.method, l.is_manual, l.score, l.meeting_id, l.cached_title, l.cached_starts_at,
+            l.cached_ends_at, l.candidates, l.validated_at, r.title, r.recorded_at, u.name FROM links l
         JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
         WHERE l.recording_id > ?1 AND (?2 IS NULL OR l.state = ?2)
             \(forMember ? "AND l.recording_id IN (SELECT id FROM recordings WHERE owner_id = ?3)" : "")

@@ -156,9 +156,10 @@ extension SQLiteCatalog {
     /// A meeting's organizer: their entry among the attendees, else one made from the event's
     /// organizer columns. Shared by both catalogs.
     package static func meetingOrganizer(email: String?, name: String?, response: String?, attendees: [Attendee]) -> Attendee? {
-        email.flatMap { email in
-            attendees.first { $0.email == email.lowercased() } ?? organizer(email: email, name: name, response: response)
-        }
+        // The organizer made from the columns has the lowercased address attendees are keyed by
+        // (lowercasing only what needs it: a listing builds thousands).
+        guard let fromEvent = organizer(email: email, name: name, response: response) else { return nil }
+        return attendees.first { $0.email == fromEvent.email } ?? fromEvent
     }
 
     /// The words of a search: nil when the text has none; `.invalid` beyond `SearchTerms`'

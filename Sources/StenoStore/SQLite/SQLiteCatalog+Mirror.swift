@@ -138,6 +138,14 @@ extension SQLiteCatalog {
             response: AttendeeResponse(rawValue: row["response"]) ?? .none)
     }
 
+    /// An attendee from four columns read by position from `first` on: email, name, role,
+    /// response (listings read thousands; a lookup by name costs more than the value).
+    static func attendee(_ row: Row, from first: Int) -> Attendee {
+        Attendee(
+            email: row[first], name: row[first + 1], role: AttendeeRole(rawValue: row[first + 2]) ?? .required,
+            response: AttendeeResponse(rawValue: row[first + 3]) ?? .none)
+    }
+
     /// An event of ``mirroredEvents(accountID:includeDeleted:)``: its organizer (from the
     /// events row, see ``organizer(email:name:response:)``) first among its attendees.
     static func mirroredEvent(_ row: Row, attendees invited: [Attendee]) -> MirroredEvent {

@@ -37,7 +37,8 @@ extension SQLiteCatalog {
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
         try await writer.read { db in
             let (sql, arguments) = Self.recordingListing(query)
-            return try Self.recordingsWithPaths(db, rows: Row.fetchCursor(db, sql: sql, arguments: arguments), withTranscript: false)
+            return try Self.recordingsWithPaths(
+                db, rows: Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments), withTranscript: false)
         }
     }
 
@@ -66,7 +67,7 @@ extension SQLiteCatalog {
             conditions.append("r.recorded_at < ?")
             _ = arguments.append(contentsOf: [Self.milliseconds(to)])
         }
-        return (recordingSelect(whereSQL: conditions.joined(separator: " AND "), limit: query.limit), arguments)
+        return (recordingSelect(whereSQL: conditions.joined(separator: " AND "), limit: query.limit, withTranscript: false), arguments)
     }
 
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {
@@ -287,24 +288,29 @@ extension SQLiteCatalog {
         ).execute(arguments: [now, recordingID, recordingID])
     }
 
-    /// The columns `recording(_:withTranscript:)` reads by position, in this order.
-    static let recordingColumns = """
-        r.id, r.content_hash, r.owner_id, u.name, r.size, r.format, r.codec, r.duration, r.sample_rate, r.channels,
-        r.recorded_at, r.recorded_at_source, r.title, r.ical_uid_hint, r.event_id_hint, r.provider_hint, r.transcript,
-        r.status, r.failure_reason, r.created_at, r.updated_at, r.warnings
+    /// The columns `recording(_:withTranscript:)` reads by position, in this order; without the
+    /// transcript, NULL in its place (listings leave it out, and long ones fill overflow pages
+    /// that reading the column would load).
+    static func recordingColumns(withTranscript: Bool) -> String {
         """
+        r.id, r.content_hash, r.owner_id, u.name, r.size, r.format, r.codec, r.duration, r.sample_rate, r.channels,
+        r.recorded_at, r.recorded_at_source, r.title, r.ical_uid_hint, r.event_id_hint, r.provider_hint,
+        \(withTranscript ? "r.transcript" : "NULL"), r.status, r.failure_reason, r.created_at, r.updated_at, r.warnings
+        """
+    }
 
     static func fetchRecordings(
         _ db: Database, whereSQL: String, arguments: StatementArguments, withTranscript: Bool, limit: Int? = nil
     ) throws -> [Recording] {
-        let rows = try Row.fetchCursor(db, sql: recordingSelect(whereSQL: whereSQL, limit: limit), arguments: arguments)
+        let rows = try Row.fetchCursor(
+            db, sql: recordingSelect(whereSQL: whereSQL, limit: limit, withTranscript: withTranscript), arguments: arguments)
         return try recordingsWithPaths(db, rows: rows, withTranscript: withTranscript)
     }
 
     /// Recordings matching `whereSQL` (over `r`) in id order, up to `limit`.
-    static func recordingSelect(whereSQL: String, limit: Int?) -> String {
+    static func recordingSelect(whereSQL: String, limit: Int?, withTranscript: Bool) -> String {
         """
-        SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+        SELECT \(recordingColumns(withTranscript: withTranscript)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
         WHERE \(whereSQL) ORDER BY r.id\(limit.map { " LIMIT \(max(0, $0))" } ?? "")
         """
     }
@@ -315,7 +321,7 @@ extension SQLiteCatalog {
         guard !ids.isEmpty else { return [] }
         let statement = try db.cachedStatement(
             sql: """
-                SELECT \(recordingColumns) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+                SELECT \(recordingColumns(withTranscript: true)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
                 WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id
                 """)
         let list = jsonArray(ids)
