@@ -91,6 +91,32 @@ struct ListingPlanTests {
         ("after", RecordingQuery(afterID: 7)),
     ]
 
+    /// A recordings page reads whole rows for its own recordings only: the filters pick the
+    /// page's ids from indexes alone (covering, or the table in id order stopped by LIMIT).
+    /// Read whole through a secondary index, a time range loaded and sorted every recording in
+    /// it for each page of an `--all`.
+    @Test func recordingPagesReadWholeRowsOnlyForThePage() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let reads = try await catalog.writer.read { db in
+            var reads: [String: [String]] = [:]
+            for viewer in [nil, 3] as [Int64?] {
+                for (name, query) in Self.recordingQueries {
+                    var query = query
+                    query.visibleTo = viewer
+                    let (sql, arguments) = SQLiteCatalog.recordingListing(query)
+                    let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                    reads["\(name) as \(viewer == nil ? "admin" : "member")"] = plan.filter {
+                        $0.hasPrefix("SEARCH r USING INDEX ") || $0.hasPrefix("SCAN r USING INDEX ")
+                    }
+                }
+            }
+            return reads
+        }
+        #expect(reads.count == Self.recordingQueries.count * 2)
+        for (name, lines) in reads { #expect(lines == [], "\(name)") }
+    }
+
     @Test func recordingAndLinkListingsReadOnlyThroughIndexes() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()

@@ -67,7 +67,10 @@ extension SQLiteCatalog {
             conditions.append("r.recorded_at < ?")
             _ = arguments.append(contentsOf: [Self.milliseconds(to)])
         }
-        return (recordingSelect(whereSQL: conditions.joined(separator: " AND "), limit: query.limit, withTranscript: false), arguments)
+        // The page's ids first, from the index alone; then only their rows. Selected whole, a
+        // range read every recording in it (and sorted the rows) for each page of an `--all`.
+        let pageIDs = "SELECT r.id FROM recordings r WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(max(0, query.limit))"
+        return (recordingSelect(whereSQL: "r.id IN (\(pageIDs))", limit: nil, withTranscript: false), arguments)
     }
 
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {
