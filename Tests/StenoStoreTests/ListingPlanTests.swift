@@ -64,6 +64,37 @@ struct ListingPlanTests {
         for (name, lines) in scans { #expect(lines == [], "\(name)") }
     }
 
+    /// The sets of ids a listing reads through `IN (…)` (a member's meetings and recordings,
+    /// `--with`'s meetings) are not deduplicated a second time: `IN` drops repeats itself, and a
+    /// `UNION` sorted every id once more into its own b-tree on each page.
+    @Test func idSetsAreNotDeduplicatedTwice() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let unions = try await catalog.writer.read { db in
+            var unions: [String: [String]] = [:]
+            func check(_ name: String, _ sql: String, _ arguments: StatementArguments) throws {
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                unions[name] = plan.filter { $0.contains("UNION USING TEMP B-TREE") }
+            }
+            for viewer in [nil, 3] as [Int64?] {
+                let who = viewer == nil ? "admin" : "member"
+                for (name, query) in Self.meetingQueries {
+                    var query = query
+                    query.visibleTo = viewer
+                    let (sql, arguments) = SQLiteCatalog.meetingListing(query)
+                    try check("meetings \(name) as \(who)", sql, arguments)
+                }
+                var recordings = RecordingQuery()
+                recordings.visibleTo = viewer
+                let (sql, arguments) = SQLiteCatalog.recordingListing(recordings)
+                try check("recordings as \(who)", sql, arguments)
+            }
+            return unions
+        }
+        #expect(unions.count == (Self.meetingQueries.count + 1) * 2)
+        for (name, lines) in unions { #expect(lines == [], "\(name)") }
+    }
+
     @Test func searchesReadOnlyThroughIndexes() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
