@@ -30,10 +30,15 @@ struct QueryCLICase {
         return cases
     }
 
-    /// Starts a daemon on `catalog` (admin: the benchmark runs as root), runs every case.
+    /// Starts a daemon on `catalog` (admin: the benchmark runs as root) with an inbox that
+    /// matches it, waits until it has nothing to ingest, runs every case.
     static func measure(_ cases: [QueryCLICase], catalog: String, floor: DatabasePool, runs: Int) throws -> [QueryCase.Result] {
-        let daemon = try TestDaemon(config: "database = \"\(catalog)\"\n[watcher]\nsettle_seconds = 3600\n")
+        guard !cases.isEmpty else { return [] }
+        let inbox = try MirroredInbox.make(of: floor)
+        defer { inbox.remove() }
+        let daemon = try TestDaemon(config: "database = \"\(catalog)\"\n[watcher]\nsettle_seconds = 3600\n", inbox: inbox.path)
         defer { daemon.shutdown() }
+        try inbox.waitUntilReconciled(daemon)
         let steno = try TestDaemon.executable(named: "steno")
         var results: [QueryCase.Result] = []
         for queryCase in cases {
