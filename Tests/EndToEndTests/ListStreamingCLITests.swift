@@ -10,11 +10,13 @@ import Testing
 @Suite("steno --all streams its output", .blocksThreads, .serialized)
 struct ListStreamingCLITests {
     /// A daemon double on a Unix socket answering `meetings.list`: the first page at once, the
-    /// second (last) only once the test writes a line to `release`, a FIFO.
+    /// second (last) only once the test writes a line to `release`, a FIFO. It creates
+    /// `askedPath` when the second page is asked for.
     final class HeldPagesDaemon {
         let root: String
         var socketPath: String { root + "/held.sock" }
         var releasePath: String { root + "/release" }
+        var askedPath: String { socketPath + ".asked" }
         let process = Process()
         private var released = false
 
@@ -39,6 +41,7 @@ struct ListStreamingCLITests {
                     if params.get("cursor") is None:
                         result = json.load(open(first))
                     else:
+                        open(sock_path + ".asked", "w").close()
                         with open(release) as gate: gate.readline()
                         result = json.load(open(last))
                     reply = {"jsonrpc": "2.0", "id": request["id"], "result": result}
@@ -126,12 +129,8 @@ struct ListStreamingCLITests {
         }
     }
 
-    /// Runs `steno meetings --all` in `format` against the double; checks that `firstRow` is
-    /// read before the last page is released, then returns the whole output.
-    func streamedListing(format: String, firstRow: String) throws -> String {
-        let double = try HeldPagesDaemon(
-            first: Page(items: Self.meetings(1...3), nextCursor: "next"), last: Page(items: Self.meetings(4...5), nextCursor: nil))
-        defer { double.release() }
+    /// Starts `steno meetings --all -o format` against the double, its output on a pipe.
+    static func listAll(from double: HeldPagesDaemon, format: String) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
         process.arguments = ["--socket", double.socketPath, "meetings", "--all", "-o", format]
@@ -142,6 +141,16 @@ struct ListStreamingCLITests {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
+        return (process, pipe)
+    }
+
+    /// Runs `steno meetings --all` in `format` against the double; checks that `firstRow` is
+    /// read before the last page is released, then returns the whole output.
+    func streamedListing(format: String, firstRow: String) throws -> String {
+        let double = try HeldPagesDaemon(
+            first: Page(items: Self.meetings(1...3), nextCursor: "next"), last: Page(items: Self.meetings(4...5), nextCursor: nil))
+        defer { double.release() }
+        let (process, pipe) = try Self.listAll(from: double, format: format)
         let output = StreamedOutput(pipe)
         defer {
             if process.isRunning { process.terminate() }
@@ -162,6 +171,31 @@ struct ListStreamingCLITests {
         #expect(ids == [1, 2, 3, 4, 5])
         let expected = try JSONValueEncoder().encode(Self.meetings(1...5)).prettyPrinted()
         #expect(whole == expected + "\n", "the streamed array differs from the list printed whole")
+    }
+
+    /// The next page is asked for before this page is written: with nobody reading steno's
+    /// output, a first page larger than a pipe holds blocks its writing, and the daemon must
+    /// still be asked for the second page meanwhile.
+    @Test func nextPageIsAskedForBeforeThisPageIsWritten() throws {
+        let first = Self.meetings(1...1000)
+        let double = try HeldPagesDaemon(first: Page(items: first, nextCursor: "next"), last: Page(items: Self.meetings(1001...1002), nextCursor: nil))
+        defer { double.release() }
+        let (process, pipe) = try Self.listAll(from: double, format: "json")
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        let asked = try poll(timeout: 120, { FileManager.default.fileExists(atPath: double.askedPath) }, until: { $0 })
+        #expect(asked, "the second page was asked for only after the first was written")
+        // Read the output before releasing: when steno waits to write, the double is not yet
+        // reading its gate, and opening it to write would wait forever.
+        let output = StreamedOutput(pipe)
+        if !asked { _ = try poll(timeout: 120, { FileManager.default.fileExists(atPath: double.askedPath) }, until: { $0 }) }
+        double.release()
+        let whole = output.whole(timeout: 120)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try JSONValue.parse(whole).arrayValue?.compactMap { $0["id"]?.intValue } == Array(1...1002))
     }
 
     @Test func csvRowsArriveBeforeTheLastPageUnderOneHeader() throws {

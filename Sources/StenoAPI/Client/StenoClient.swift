@@ -4,8 +4,8 @@ import Glibc
 
 /// A blocking JSON-RPC 2.0 client for the daemon's Unix socket, for the CLI and scripts.
 ///
-/// One request in flight at a time; notifications the daemon pushes in between are handed
-/// to `onNotification`. Not thread-safe: use one client per thread.
+/// One request in flight at a time (`send` lets the caller work while it is answered);
+/// notifications the daemon pushes in between are handed to `onNotification`. Not thread-safe: use one client per thread.
 public final class StenoClient {
     /// The socket this client is connected to.
     public let socketPath: String
@@ -32,20 +32,22 @@ public final class StenoClient {
 
     /// Calls a method with typed params and result.
     public func call<Params, Result>(_ method: RPCMethodDescriptor<Params, Result>, _ params: Params) throws(StenoClientError) -> Result {
+        let pending = try send(method, params)
+        return try pending.decode(try pending.rawResult())
+    }
+
+    /// Sends a request without waiting for its answer, so that the caller can work on the
+    /// previous answer while the daemon works on this one (`--all` asks for the next page
+    /// before it prints the current one). Read the answer with `PendingCall.rawResult()`
+    /// before sending another request.
+    public func send<Params, Result>(_ method: RPCMethodDescriptor<Params, Result>, _ params: Params) throws(StenoClientError) -> PendingCall<Result> {
         let encoded: JSONValue
         do {
             encoded = try JSONValueEncoder().encode(params)
         } catch {
             throw .protocolError("cannot encode params of \(method.name): \(error)")
         }
-        let result = try call(method.name, params: encoded)
-        do {
-            return try JSONValueDecoder().decode(Result.self, from: result)
-        } catch let error as DecodingError {
-            throw .unexpectedResult(method: method.name, reason: error.humanDescription)
-        } catch {
-            throw .unexpectedResult(method: method.name, reason: "\(error)")
-        }
+        return PendingCall(client: self, id: try send(method.name, params: encoded), method: method.name)
     }
 
     /// Calls a method that takes no params.
@@ -57,12 +59,24 @@ public final class StenoClient {
     ///
     /// - Throws: `.rpc` with the daemon's error when it answers with one.
     public func call(_ method: String, params: JSONValue?) throws(StenoClientError) -> JSONValue {
+        try result(of: try send(method, params: params))
+    }
+
+    /// Writes a request; returns its id.
+    private func send(_ method: String, params: JSONValue?) throws(StenoClientError) -> Int64 {
         let id = nextID
         nextID += 1
         let request = RPCRequest(id: .int(id), method: method, params: params)
         var frame = request.json.serializedBytes
         frame.append(UInt8(ascii: "\n"))
         try connection.write(frame)
+        return id
+    }
+
+    /// Reads messages until the answer to request `id`, handing notifications on.
+    ///
+    /// - Throws: `.rpc` with the daemon's error when it answers with one.
+    func result(of id: Int64) throws(StenoClientError) -> JSONValue {
         while true {
             let line = try connection.readLine()
             let message: JSONValue
@@ -86,6 +100,33 @@ public final class StenoClient {
             case .success(let result): return result
             case .failure(let error): throw .rpc(error)
             }
+        }
+    }
+}
+
+/// A request sent by `StenoClient.send` whose answer has not been read yet.
+public struct PendingCall<Result: Decodable> {
+    let client: StenoClient
+    let id: Int64
+    /// The method asked, for errors.
+    public let method: String
+
+    /// Waits for the answer and returns it as sent, not decoded yet (a list's cursor can be
+    /// read from it and the next page asked for before its items are decoded).
+    ///
+    /// - Throws: `.rpc` with the daemon's error when it answers with one.
+    public func rawResult() throws(StenoClientError) -> JSONValue {
+        try client.result(of: id)
+    }
+
+    /// The answer as the method's result type.
+    public func decode(_ raw: JSONValue) throws(StenoClientError) -> Result {
+        do {
+            return try JSONValueDecoder().decode(Result.self, from: raw)
+        } catch let error as DecodingError {
+            throw .unexpectedResult(method: method, reason: error.humanDescription)
+        } catch {
+            throw .unexpectedResult(method: method, reason: "\(error)")
         }
     }
 }

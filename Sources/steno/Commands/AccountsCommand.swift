@@ -31,7 +31,7 @@ struct AccountsCommand: ParsableCommand {
             try reportingFailures {
                 let (accounts, more, signIns) = try global.withClient { client in
                     let (accounts, more) = try list.collect { cursor, size in
-                        try client.call(StenoMethods.accountsList, AccountListParams(owner: owner, cursor: cursor, limit: size))
+                        try client.send(StenoMethods.accountsList, AccountListParams(owner: owner, cursor: cursor, limit: size))
                     }
                     // A daemon older than the CLI has no sign-in list: the accounts still show.
                     let signIns = (try? client.call(StenoMethods.accountsSignInList, AccountSignInListParams(owner: owner))) ?? []

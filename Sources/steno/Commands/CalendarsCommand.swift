@@ -36,7 +36,7 @@ struct CalendarsCommand: ParsableCommand {
             try reportingFailures {
                 let (calendars, more) = try global.withClient { client in
                     try list.collect { cursor, size in
-                        try client.call(StenoMethods.calendarsList, CalendarListParams(account: account, cursor: cursor, limit: size))
+                        try client.send(StenoMethods.calendarsList, CalendarListParams(account: account, cursor: cursor, limit: size))
                     }
                 }
                 var table = TableWriter(["ID", "ACCOUNT", "NAME", "EVENTS", "STATE", "TIME ZONE", "REMOTE ID"])

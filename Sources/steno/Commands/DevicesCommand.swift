@@ -37,7 +37,7 @@ struct DevicesCommand: ParsableCommand {
             try reportingFailures {
                 let (devices, more, isAdmin) = try global.withClient { client in
                     let (devices, more) = try list.collect { cursor, size in
-                        try client.call(StenoMethods.devicesList, PageParams(cursor: cursor, limit: size))
+                        try client.send(StenoMethods.devicesList, PageParams(cursor: cursor, limit: size))
                     }
                     // Members see only their own devices: an OWNER column would repeat their name.
                     let isAdmin = try client.call(StenoMethods.systemStatus).caller.role == .admin

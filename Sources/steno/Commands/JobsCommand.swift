@@ -35,7 +35,7 @@ struct JobsCommand: ParsableCommand {
             try reportingFailures {
                 try global.withClient { client in
                     try list.write("jobs", format: global.format, table: JobsCommand.table) { cursor, size in
-                        try client.call(StenoMethods.jobsList, JobListParams(state: state, kind: kind, newestFirst: !reverse, cursor: cursor, limit: size))
+                        try client.send(StenoMethods.jobsList, JobListParams(state: state, kind: kind, newestFirst: !reverse, cursor: cursor, limit: size))
                     }
                 }
             }

@@ -84,7 +84,7 @@ struct LinksCommand: ParsableCommand {
                 let chosen = state ?? (orphaned ? .orphaned : ambiguous ? .ambiguous : pending ? .pending : nil)
                 try global.withClient { client in
                     try list.write("links", format: global.format, table: LinksCommand.table) { cursor, size in
-                        try client.call(StenoMethods.linksList, LinkListParams(state: chosen, cursor: cursor, limit: size))
+                        try client.send(StenoMethods.linksList, LinkListParams(state: chosen, cursor: cursor, limit: size))
                     }
                 }
             }

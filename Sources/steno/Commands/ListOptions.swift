@@ -13,28 +13,36 @@ struct ListOptions: ParsableArguments {
         guard limit >= 1 else { throw ValidationError("--limit must be at least 1") }
     }
 
+    /// Asks the daemon for one page (`StenoClient.send`): the items after `cursor`, at most `pageSize`.
+    typealias PageRequest<Item: Codable & Sendable> = (_ cursor: String?, _ pageSize: Int) throws -> PendingCall<Page<Item>>
+
     /// Fetches pages until the limit (or the end, with --all); tells whether items were left out.
-    func collect<Item>(_ fetchPage: (_ cursor: String?, _ pageSize: Int) throws -> Page<Item>) throws -> (items: [Item], more: Bool) {
+    func collect<Item>(_ requestPage: PageRequest<Item>) throws -> (items: [Item], more: Bool) {
         var items: [Item] = []
-        let more = try forEachPage(fetchPage) { items += $0 }
+        let more = try forEachPage(requestPage) { items += $0 }
         return (items, more)
     }
 
     /// Fetches pages until the limit (or the end, with --all), handing each page's items to
     /// `receive` as it arrives; tells whether items were left out. `--all` asks for the
     /// largest pages the daemon serves.
-    func forEachPage<Item>(
-        _ fetchPage: (_ cursor: String?, _ pageSize: Int) throws -> Page<Item>, _ receive: ([Item]) throws -> Void
-    ) throws -> Bool {
+    ///
+    /// The next page is asked for as soon as this page's cursor is read, before its items are
+    /// decoded and handed on: the daemon reads the next rows while this process prints these.
+    func forEachPage<Item>(_ requestPage: PageRequest<Item>, _ receive: ([Item]) throws -> Void) throws -> Bool {
+        func pageSize(after count: Int) -> Int { all ? PageParams.maximumLimit : min(PageParams.maximumLimit, limit - count) }
         var count = 0
-        var cursor: String?
-        repeat {
-            let wanted = all ? PageParams.maximumLimit : min(PageParams.maximumLimit, limit - count)
-            let page = try fetchPage(cursor, wanted)
-            try receive(page.items)
-            count += page.items.count
-            cursor = page.nextCursor
-        } while cursor != nil && (all || count < limit)
-        return cursor != nil
+        var pending = try requestPage(nil, pageSize(after: 0))
+        while true {
+            let raw = try pending.rawResult()
+            // A cursor or item list of the wrong shape fails in `decode` below.
+            let cursor = raw["nextCursor"]?.stringValue
+            count += raw["items"]?.arrayValue?.count ?? 0
+            let more = cursor != nil && (all || count < limit)
+            let current = pending
+            if more, let cursor { pending = try requestPage(cursor, pageSize(after: count)) }
+            try receive(current.decode(raw).items)
+            if !more { return cursor != nil }
+        }
     }
 }

@@ -96,18 +96,18 @@ struct MeetingsCommand: ParsableCommand {
                     from: start, to: end, title: title, recorded: recorded ? true : unrecorded ? false : nil,
                     hideGone: !includeGone, newestFirst: newestFirst, withAny: with.isEmpty ? nil : with)
                 try global.withClient { client in
-                    let fetchPage = { (cursor: String?, size: Int) throws -> Page<MeetingSummary> in
+                    let requestPage = { (cursor: String?, size: Int) throws -> PendingCall<Page<MeetingSummary>> in
                         var page = params
                         page.cursor = cursor
                         page.limit = size
-                        return try client.call(StenoMethods.meetingsList, page)
+                        return try client.send(StenoMethods.meetingsList, page)
                     }
                     if sort == .start {
                         // The daemon's order across every page: written as the pages arrive.
-                        try list.write("meetings", format: global.format, table: MeetingsCommand.table, fetchPage: fetchPage)
+                        try list.write("meetings", format: global.format, table: MeetingsCommand.table, requestPage: requestPage)
                     } else {
                         // Another order needs every row first.
-                        let (meetings, more) = try list.collect(fetchPage)
+                        let (meetings, more) = try list.collect(requestPage)
                         let sorted = sort.sorted(meetings, reverse: reverse)
                         Output.print(Output.json(sorted), table: MeetingsCommand.table(sorted), format: global.format)
                         Output.moreHint(more, "meetings")
@@ -217,7 +217,7 @@ struct AttendeesCommand: ParsableCommand {
         try reportingFailures {
             try global.withClient { client in
                 try list.write("attendees", format: global.format, table: Self.table) {
-                    try client.call(StenoMethods.attendeesList, AttendeeListParams(id: meeting, cursor: $0, limit: $1))
+                    try client.send(StenoMethods.attendeesList, AttendeeListParams(id: meeting, cursor: $0, limit: $1))
                 }
             }
         }
@@ -253,7 +253,7 @@ struct SearchCommand: ParsableCommand {
                 try list.write("hits", format: global.format, table: Self.table, observe: { hits in
                     rankedAmongNewest = rankedAmongNewest ?? hits.compactMap(\.rankedAmongNewest).first
                 }) {
-                    try client.call(StenoMethods.searchQuery, SearchParams(text: words.joined(separator: " "), cursor: $0, limit: $1))
+                    try client.send(StenoMethods.searchQuery, SearchParams(text: words.joined(separator: " "), cursor: $0, limit: $1))
                 }
             }
             if let bound = rankedAmongNewest {

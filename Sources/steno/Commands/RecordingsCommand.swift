@@ -47,7 +47,7 @@ struct RecordingsCommand: ParsableCommand {
                 let reasons = failed || status == .failed || warnings
                 try global.withClient { client in
                     try list.write("recordings", format: global.format, table: { RecordingsCommand.table($0, reasons: reasons) }) { cursor, size in
-                        try client.call(
+                        try client.send(
                             StenoMethods.recordingsList,
                             RecordingListParams(
                                 owner: owner, status: status, warnings: warnings ? true : nil, from: start, to: end,

@@ -30,7 +30,7 @@ struct UsersCommand: ParsableCommand {
             try reportingFailures {
                 let (users, more) = try global.withClient { client in
                     try list.collect { cursor, size in
-                        try client.call(StenoMethods.usersList, PageParams(cursor: cursor, limit: size))
+                        try client.send(StenoMethods.usersList, PageParams(cursor: cursor, limit: size))
                     }
                 }
                 Output.print(Output.json(users), table: UsersCommand.table(users), format: global.format)

@@ -53,12 +53,12 @@ extension ListOptions {
     /// Fetches pages until the limit (or the end, with `--all`) and writes them in `format` as
     /// they arrive (see `ListWriter`), then says on standard error when items were left out.
     /// `observe` sees each page's items (for notes written after the list).
-    func write<Item: Encodable>(
+    func write<Item: Codable & Sendable>(
         _ noun: String, format: OutputFormat, table: @escaping ([Item]) -> TableWriter, observe: ([Item]) -> Void = { _ in },
-        fetchPage: (_ cursor: String?, _ pageSize: Int) throws -> Page<Item>
+        requestPage: PageRequest<Item>
     ) throws {
         var writer = ListWriter(format: format, table: table)
-        let more = try forEachPage(fetchPage) { items in
+        let more = try forEachPage(requestPage) { items in
             writer.write(items)
             observe(items)
         }
