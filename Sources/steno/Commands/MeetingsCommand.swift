@@ -172,7 +172,10 @@ struct MeetingsCommand: ParsableCommand {
     /// A meeting's start and end as printed: times with their offset, or the first and last
     /// day of an all-day meeting (never `00:00 → 00:00`).
     static func times(_ meeting: MeetingSummary) -> (start: String, end: String) {
-        guard meeting.isAllDay else { return (meeting.start.map(Output.date) ?? "-", meeting.end.map { Output.date($0, after: meeting.start) } ?? "-") }
+        guard meeting.isAllDay else {
+            let start = meeting.start.map { Output.date($0) }
+            return (start ?? "-", meeting.end.map { Output.date($0, afterWritten: start) } ?? "-")
+        }
         let first = meeting.firstDay ?? meeting.start.map(Output.day) ?? "-"
         return (first, meeting.lastDay ?? first)
     }

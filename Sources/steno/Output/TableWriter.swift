@@ -102,12 +102,12 @@ enum Output {
         return CachedDateFormatter.string(date, pattern: "yyyy-MM-dd HH:mm", in: zone) + " " + TimeZoneName.offset(zone, at: date)
     }
 
-    /// An end time: only `HH:mm` on the day and at the offset of its start (the start names
-    /// both), else in full.
-    static func date(_ date: Date, after start: Date?) -> String {
+    /// An end time: only `HH:mm` on the day and at the offset of its start `opening` (as
+    /// written by `date(_:)`: the start names both), else in full. Taking the start's text
+    /// writes each start once, not twice (date formatting is most of `-o csv`'s own time).
+    static func date(_ date: Date, afterWritten opening: String?) -> String {
         let full = self.date(date)
-        guard let start else { return full }
-        let opening = self.date(start)
+        guard let opening else { return full }
         guard opening.prefix(10) == full.prefix(10), opening.suffix(6) == full.suffix(6) else { return full }
         return String(full.dropFirst(11).prefix(5))
     }
