@@ -113,8 +113,10 @@ struct MeetingsCommand: ParsableCommand {
                         Output.moreHint(more, "meetings")
                     }
                 }
+                // A typo in an address matches nothing, silently: say which --with found nobody.
+                // (Without --with no second connection: the daemon may be gone by now.)
+                guard !with.isEmpty else { return }
                 try global.withClient { client in
-                    // A typo in an address matches nothing, silently: say which --with found nobody.
                     for text in with {
                         let probe = try client.call(StenoMethods.meetingsList, MeetingListParams(limit: 1, withAny: [text]))
                         guard probe.items.isEmpty else { continue }
