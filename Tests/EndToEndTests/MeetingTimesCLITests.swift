@@ -133,7 +133,8 @@ struct MeetingTimesCLITests {
         let today = Self.date(Self.today)
         let utc = try steno(daemon, ["meetings", "--tz", "UTC", "-o", "wide"]).stdout
         #expect(utc.contains("\(today) 09:00 +00:00"), "\(utc)")
-        let paris = try steno(daemon, ["meetings", "--tz", "+01:00", "-o", "wide"]).stdout
+        // By title, not the default range: from 23:00 UTC "today" in +01:00 is tomorrow.
+        let paris = try steno(daemon, ["meetings", "--title", "standup", "--tz", "+01:00", "-o", "wide"]).stdout
         #expect(paris.contains("\(today) 10:00 +01:00"), "\(paris)")
         let tokyo = try runCommand(
             try TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "meetings", "--title", "standup", "-o", "wide"],
