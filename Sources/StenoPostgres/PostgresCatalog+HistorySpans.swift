@@ -52,7 +52,7 @@ extension PostgresCatalog: HistorySpanStore {
     }
 
     public func fetchedHistorySpans(accountID: Int64) async throws -> [Int64: TimeSpanSet] {
-        var fetched: [Int64: TimeSpanSet] = [:]
+        var fetched = FetchedHistorySpans()
         for row in try await rows(
             """
             SELECT c.id, s.starts_at, s.ends_at FROM calendars c
@@ -61,14 +61,9 @@ extension PostgresCatalog: HistorySpanStore {
             """)
         {
             let (calendarID, start, end) = try row.decode((Int64, Int64?, Int64?).self)
-            guard let start, let end else {
-                fetched[calendarID] = fetched[calendarID] ?? TimeSpanSet()
-                continue
-            }
-            fetched[calendarID, default: TimeSpanSet()].formUnion(
-                DateInterval(start: Self.date(milliseconds: start), end: Self.date(milliseconds: max(start, end))))
+            fetched.add(calendarID: calendarID, startMilliseconds: start, endMilliseconds: end)
         }
-        return fetched
+        return fetched.byCalendar
     }
 
     public func finishHistorySpans(_ claim: HistorySpanClaim, fetchedCalendarIDs: Set<Int64>, now: Date) async throws {

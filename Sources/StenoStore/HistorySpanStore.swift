@@ -117,3 +117,21 @@ public struct HistoryCalendarClaim: Sendable, Hashable {
         self.fetched = fetched
     }
 }
+
+/// The fetched spans of an account's enabled calendars as both catalogs read them: one row per
+/// calendar and fetched span, or a calendar alone (no span yet) with NULL times.
+package struct FetchedHistorySpans {
+    package private(set) var byCalendar: [Int64: TimeSpanSet] = [:]
+
+    package init() {}
+
+    /// Adds a row: the calendar, and the span in catalog milliseconds unless it has none.
+    package mutating func add(calendarID: Int64, startMilliseconds: Int64?, endMilliseconds: Int64?) {
+        guard let start = startMilliseconds, let end = endMilliseconds else {
+            byCalendar[calendarID] = byCalendar[calendarID] ?? TimeSpanSet()
+            return
+        }
+        byCalendar[calendarID, default: TimeSpanSet()].formUnion(
+            DateInterval(start: CatalogTime.date(milliseconds: start), end: CatalogTime.date(milliseconds: max(start, end))))
+    }
+}

@@ -48,7 +48,7 @@ extension SQLiteCatalog {
 
     public func fetchedHistorySpans(accountID: Int64) async throws -> [Int64: TimeSpanSet] {
         try await writer.read { db in
-            var fetched: [Int64: TimeSpanSet] = [:]
+            var fetched = FetchedHistorySpans()
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
@@ -58,15 +58,9 @@ extension SQLiteCatalog {
                     """,
                 arguments: [accountID])
             while let row = try rows.next() {
-                let calendarID: Int64 = row[0]
-                guard let start: Int64 = row[1], let end: Int64 = row[2] else {
-                    fetched[calendarID] = fetched[calendarID] ?? TimeSpanSet()
-                    continue
-                }
-                fetched[calendarID, default: TimeSpanSet()].formUnion(
-                    DateInterval(start: Self.date(milliseconds: start), end: Self.date(milliseconds: max(start, end))))
+                fetched.add(calendarID: row[0], startMilliseconds: row[1], endMilliseconds: row[2])
             }
-            return fetched
+            return fetched.byCalendar
         }
     }
 
