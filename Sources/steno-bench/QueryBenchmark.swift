@@ -11,7 +11,8 @@ import StenoTesting
 
 /// `steno-bench query`: every question the CLI asks, on the catalog `steno-bench link`
 /// generates, answered by the daemon's own method handlers as an admin and as a member;
-/// each beside the same rows read by one plain indexed SQLite statement (the floor).
+/// each beside the same fields of the same rows read by one plain indexed SQLite statement
+/// (the floor).
 struct QueryBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",

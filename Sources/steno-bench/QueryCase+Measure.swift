@@ -78,7 +78,8 @@ extension QueryCase {
             floorP99: Self.percentile(floorTimes, 0.99))
     }
 
-    /// One plain statement reading the rows the call answered; returns how many it read.
+    /// One plain statement reading the fields the call answered for its rows (so a listing
+    /// is measured against the same result, not against fewer columns); returns how many rows it read.
     func readFloor(_ database: DatabasePool, ids: [Int64]) throws -> Int {
         let json = "[" + ids.map(String.init).joined(separator: ",") + "]"
         return try database.read { db in
@@ -87,32 +88,42 @@ extension QueryCase {
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT m.id, m.title, m.starts_at, m.ends_at, e.organizer_email
+                        SELECT m.id, m.title, m.starts_at, m.ends_at, e.organizer_email, e.organizer_name, e.organizer_response,
+                            e.location, e.online_meeting_url, e.status, e.deleted_at, e.is_all_day, e.all_day_start, e.all_day_end,
+                            (SELECT count(*) FROM event_attendees ea WHERE ea.event_id = e.id) AS attendees,
+                            (SELECT group_concat(l.recording_id) FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned')) AS recordings
                         FROM json_each(?) j JOIN meetings m ON m.id = j.value
-                        LEFT JOIN events e ON e.id = (SELECT id FROM events WHERE meeting_id = m.id LIMIT 1)
+                        LEFT JOIN events e ON e.id = (SELECT id FROM events WHERE meeting_id = m.id ORDER BY updated_at DESC LIMIT 1)
                         """, arguments: [json]
                 ).count
             case .recordings:
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT r.*, p.path FROM json_each(?) j JOIN recordings r ON r.id = j.value
-                        LEFT JOIN recording_paths p ON p.recording_id = r.id
+                        SELECT r.*, u.name, p.path, p.is_present FROM json_each(?) j JOIN recordings r ON r.id = j.value
+                        LEFT JOIN users u ON u.id = r.owner_id LEFT JOIN recording_paths p ON p.recording_id = r.id
                         """, arguments: [json]
                 ).count
             case .links:
                 return try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT l.*, r.title, r.recorded_at FROM json_each(?) j JOIN links l ON l.recording_id = j.value
-                        JOIN recordings r ON r.id = l.recording_id
+                        SELECT l.*, r.title, r.recorded_at, u.name, m.title, m.starts_at, m.ends_at
+                        FROM json_each(?) j JOIN links l ON l.recording_id = j.value JOIN recordings r ON r.id = l.recording_id
+                        LEFT JOIN users u ON u.id = r.owner_id LEFT JOIN meetings m ON m.id = l.meeting_id
                         """, arguments: [json]
                 ).count
             case .attendees(let meeting):
                 return try Self.attendeeRows(db, meeting: meeting)
             case .meeting(let meeting):
                 let rows = try Row.fetchAll(db, sql: "SELECT * FROM meetings WHERE id = ?", arguments: [meeting]).count
-                let links = try Row.fetchAll(db, sql: "SELECT * FROM links WHERE meeting_id = ?", arguments: [meeting]).count
+                let links = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT l.*, r.title, r.recorded_at, r.duration, u.name FROM links l JOIN recordings r ON r.id = l.recording_id
+                        LEFT JOIN users u ON u.id = r.owner_id WHERE l.meeting_id = ?
+                        """, arguments: [meeting]
+                ).count
                 return rows + links + (try Self.attendeeRows(db, meeting: meeting))
             case .search(let text):
                 let match = (try? SearchTerms(text).matchExpression) ?? text
@@ -131,8 +142,10 @@ extension QueryCase {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT ea.email, ea.name, ea.role, ea.response FROM events e JOIN event_attendees ea ON ea.event_id = e.id
-                WHERE e.meeting_id = ?
+                SELECT e.organizer_email, e.organizer_name, e.organizer_response FROM events e WHERE e.meeting_id = ?1 AND e.deleted_at IS NULL
+                UNION ALL
+                SELECT ea.email, ea.name, ea.response FROM events e JOIN event_attendees ea ON ea.event_id = e.id
+                WHERE e.meeting_id = ?1 AND e.deleted_at IS NULL
                 """, arguments: [meeting]
         ).count
     }

@@ -9,15 +9,16 @@ import StenoService
 struct QueryCase: Sendable {
     /// What the floor reads for the rows a call returned.
     enum Floor: Sendable {
-        /// Meeting rows by id (title, times, one organizer).
+        /// Meeting rows by id with what a summary shows: title, times, the latest event's
+        /// organizer, place, status and all-day dates, its attendee count and linked recordings.
         case meetings
-        /// Recording rows by id with their paths.
+        /// Recording rows by id with their owner's name and their paths.
         case recordings
-        /// Link rows by recording id with their recordings.
+        /// Link rows by recording id with their recordings, owners and meetings.
         case links
-        /// A meeting's attendee rows.
+        /// A meeting's organizer and attendee rows from its live events.
         case attendees(meeting: Int64)
-        /// A meeting, its attendee rows and its links.
+        /// A meeting, its organizer and attendee rows and its links with their recordings.
         case meeting(Int64)
         /// The full-text matches of a text, unranked, as many as returned.
         case search(String)
