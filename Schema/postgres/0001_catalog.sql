@@ -140,6 +140,105 @@ CREATE TABLE event_attendees (
 );
 CREATE INDEX event_attendees_email ON event_attendees(email);
 
+-- The addresses each meeting concerns: every organizer and attendee email of any of its events
+-- (deleted events included, as for visibility), with the meeting's start, so that `meetings
+-- --with EMAIL` walks one index range in the listing's order (both ways, as meetings_start)
+-- instead of gathering the address's meetings into a set for every page (SQLite 0022). Kept by
+-- the statement triggers below for every writer.
+CREATE TABLE meeting_people (
+    meeting_id  BIGINT  NOT NULL REFERENCES meetings(id) ON DELETE CASCADE,
+    email       CITEXT  NOT NULL,
+    starts_at   BIGINT,                                     -- the meeting's, kept in step
+    PRIMARY KEY (meeting_id, email)
+);
+CREATE INDEX meeting_people_walk ON meeting_people(email, starts_at DESC NULLS LAST, meeting_id DESC);
+
+-- Makes the rows of the meetings `ids` what their events say: adds the addresses they name and,
+-- with `prune`, drops those none names any more. The meetings' rows are locked first, so two
+-- daemons changing one meeting's events take turns, and each statement after the lock reads
+-- what the other committed (read committed): neither drops an address the other just added.
+CREATE FUNCTION meeting_people_refresh(ids BIGINT[], prune BOOLEAN) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF cardinality(ids) = 0 THEN
+        RETURN;
+    END IF;
+    PERFORM 1 FROM meetings WHERE id = ANY(ids) ORDER BY id FOR NO KEY UPDATE;
+    IF prune THEN
+        DELETE FROM meeting_people p
+        WHERE p.meeting_id = ANY(ids)
+            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.meeting_id = p.meeting_id
+                                AND (e.organizer_email = p.email
+                                     OR EXISTS (SELECT 1 FROM event_attendees ea WHERE ea.event_id = e.id AND ea.email = p.email)));
+    END IF;
+    INSERT INTO meeting_people (meeting_id, email, starts_at)
+        SELECT named.meeting_id, named.email, m.starts_at
+        FROM (SELECT e.meeting_id, e.organizer_email AS email FROM events e WHERE e.meeting_id = ANY(ids) AND e.organizer_email IS NOT NULL
+              UNION
+              SELECT e.meeting_id, ea.email FROM events e JOIN event_attendees ea ON ea.event_id = e.id WHERE e.meeting_id = ANY(ids)) named
+        JOIN meetings m ON m.id = named.meeting_id
+    ON CONFLICT DO NOTHING;
+END $$;
+
+CREATE FUNCTION meeting_people_events_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM meeting_people_refresh(ARRAY(SELECT DISTINCT meeting_id FROM new_events WHERE meeting_id IS NOT NULL), false);
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM meeting_people_refresh(ARRAY(SELECT DISTINCT meeting_id FROM old_events WHERE meeting_id IS NOT NULL), true);
+    ELSE
+        -- Only events moved to another meeting or given another organizer change the rows.
+        PERFORM meeting_people_refresh(ARRAY(
+            SELECT o.meeting_id FROM old_events o JOIN new_events n ON n.id = o.id
+            WHERE o.meeting_id IS NOT NULL AND (o.meeting_id IS DISTINCT FROM n.meeting_id OR o.organizer_email IS DISTINCT FROM n.organizer_email)
+            UNION
+            SELECT n.meeting_id FROM old_events o JOIN new_events n ON n.id = o.id
+            WHERE n.meeting_id IS NOT NULL AND (o.meeting_id IS DISTINCT FROM n.meeting_id OR o.organizer_email IS DISTINCT FROM n.organizer_email)), true);
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER meeting_people_events_insert AFTER INSERT ON events
+    REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_events_changed();
+CREATE TRIGGER meeting_people_events_update AFTER UPDATE ON events
+    REFERENCING OLD TABLE AS old_events NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_events_changed();
+CREATE TRIGGER meeting_people_events_delete AFTER DELETE ON events
+    REFERENCING OLD TABLE AS old_events FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_events_changed();
+
+-- Attendees deleted with their event find no event (their meeting is unknown): the events'
+-- trigger rechecks those meetings.
+CREATE FUNCTION meeting_people_attendees_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM meeting_people_refresh(ARRAY(
+            SELECT DISTINCT e.meeting_id FROM new_attendees n JOIN events e ON e.id = n.event_id WHERE e.meeting_id IS NOT NULL), false);
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM meeting_people_refresh(ARRAY(
+            SELECT DISTINCT e.meeting_id FROM old_attendees o JOIN events e ON e.id = o.event_id WHERE e.meeting_id IS NOT NULL), true);
+    ELSE
+        PERFORM meeting_people_refresh(ARRAY(
+            SELECT e.meeting_id FROM old_attendees o JOIN events e ON e.id = o.event_id WHERE e.meeting_id IS NOT NULL
+            UNION
+            SELECT e.meeting_id FROM new_attendees n JOIN events e ON e.id = n.event_id WHERE e.meeting_id IS NOT NULL), true);
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER meeting_people_attendees_insert AFTER INSERT ON event_attendees
+    REFERENCING NEW TABLE AS new_attendees FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_attendees_changed();
+CREATE TRIGGER meeting_people_attendees_update AFTER UPDATE ON event_attendees
+    REFERENCING OLD TABLE AS old_attendees NEW TABLE AS new_attendees FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_attendees_changed();
+CREATE TRIGGER meeting_people_attendees_delete AFTER DELETE ON event_attendees
+    REFERENCING OLD TABLE AS old_attendees FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_attendees_changed();
+
+-- The rows carry their meeting's start, the listing's order.
+CREATE FUNCTION meeting_people_meetings_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE meeting_people p SET starts_at = n.starts_at
+    FROM old_meetings o JOIN new_meetings n ON n.id = o.id
+    WHERE p.meeting_id = n.id AND o.starts_at IS DISTINCT FROM n.starts_at;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER meeting_people_meetings_update AFTER UPDATE ON meetings
+    REFERENCING OLD TABLE AS old_meetings NEW TABLE AS new_meetings FOR EACH STATEMENT EXECUTE FUNCTION meeting_people_meetings_moved();
+
 CREATE TABLE recordings (
     id                  BIGINT            GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
     content_hash        TEXT              UNIQUE,           -- hex SHA-256; NULL when unreadable

@@ -18,32 +18,41 @@ extension PostgresCatalog: MeetingStore {
     }
 
     /// The statement listing the ids of a page of meetings (its plan is checked by tests): a
-    /// member's meetings and `--with`'s as sets read through indexes, the page continuing
-    /// after `query.after`. Only the query's own conditions are written, so the planner sees
-    /// each as a join or an index range rather than a test on every meeting.
+    /// member's meetings as a set read through indexes, the page continuing after
+    /// `query.after` along the meetings' starts, or with `--with` along the address's rows of
+    /// `meeting_people` (one index walk in the listing's order, where the address's meetings
+    /// gathered into a set cost every page 20,000 ids). Only the query's own conditions are
+    /// written, so the planner sees each as a join or an index range rather than a test on
+    /// every meeting.
     static func meetingListing(_ query: MeetingQuery) -> PostgresQuery {
         var values = NumberedValues()
         // A member's meetings as one array the listing reads by primary key: as a join, the
         // planner hashed all meetings to meet a few thousand, or walked every meeting in start
         // order hoping to meet the member's soon (a title matching few of theirs walked a million).
         var conditions = [visibility("m.id", in: visibleMeetingIDs(of:), viewer: query.visibleTo, asArray: true, values: &values)]
-        if let from = query.from { conditions.append("m.starts_at >= \(values.bind(milliseconds(from), as: "bigint"))") }
-        if let to = query.to { conditions.append("m.starts_at < \(values.bind(milliseconds(to), as: "bigint"))") }
+        // The rows walked, and the columns of their order.
+        var source = "meetings m"
+        var start = "m.starts_at", id = "m.id"
+        if let email = query.withEmail {
+            source = "meeting_people p JOIN meetings m ON m.id = p.meeting_id"
+            (start, id) = ("p.starts_at", "p.meeting_id")
+            conditions.append("p.email = \(values.bind(email, as: "citext"))")
+        }
+        if let from = query.from { conditions.append("\(start) >= \(values.bind(milliseconds(from), as: "bigint"))") }
+        if let to = query.to { conditions.append("\(start) < \(values.bind(milliseconds(to), as: "bigint"))") }
         if let after = query.after {
-            let id = values.bind(after.id, as: "bigint")
+            let afterID = values.bind(after.id, as: "bigint")
             // Meetings without a start come first (ascending) or last (newest first).
             switch (after.startMilliseconds.map { values.bind($0, as: "bigint") }, query.newestFirst) {
-            case (let start?, false): conditions.append("(m.starts_at > \(start) OR (m.starts_at = \(start) AND m.id > \(id)))")
-            case (nil, false): conditions.append("(m.starts_at IS NOT NULL OR m.id > \(id))")
-            case (let start?, true):
-                conditions.append("(m.starts_at < \(start) OR (m.starts_at = \(start) AND m.id < \(id)) OR m.starts_at IS NULL)")
-            case (nil, true): conditions.append("(m.starts_at IS NULL AND m.id < \(id))")
+            case (let afterStart?, false):
+                conditions.append("(\(start) > \(afterStart) OR (\(start) = \(afterStart) AND \(id) > \(afterID)))")
+            case (nil, false): conditions.append("(\(start) IS NOT NULL OR \(id) > \(afterID))")
+            case (let afterStart?, true):
+                conditions.append("(\(start) < \(afterStart) OR (\(start) = \(afterStart) AND \(id) < \(afterID)) OR \(start) IS NULL)")
+            case (nil, true): conditions.append("(\(start) IS NULL AND \(id) < \(afterID))")
             }
         }
         if query.hideGone { conditions.append(liveOrRecorded) }
-        if let email = query.withEmail {
-            conditions.append("m.id IN (\(SQLiteCatalog.meetingIDs(withEmail: values.bind(email, as: "citext"))))")
-        }
         if let attendees = attendeeMatches(query.withAny, values: &values) { conditions.append(attendees) }
         if let title = query.titleContains {
             conditions.append("m.title ILIKE \(values.bind(SQLiteCatalog.likePattern(containing: title), as: "text")) ESCAPE '\\'")
@@ -55,8 +64,8 @@ extension PostgresCatalog: MeetingStore {
         let offset = values.bind(Int64(max(0, query.offset)), as: "bigint")
         return values.query(
             """
-            SELECT m.id FROM meetings m WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(query.newestFirst ? "m.starts_at DESC NULLS LAST, m.id DESC" : "m.starts_at NULLS FIRST, m.id") LIMIT \(limit) OFFSET \(offset)
+            SELECT m.id FROM \(source) WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(query.newestFirst ? "\(start) DESC NULLS LAST, \(id) DESC" : "\(start) NULLS FIRST, \(id)") LIMIT \(limit) OFFSET \(offset)
             """)
     }
 

@@ -64,6 +64,37 @@ struct ListingPlanTests {
         for (name, lines) in scans { #expect(lines == [], "\(name)") }
     }
 
+    /// A `--with` page walks the address's rows of `meeting_people` in the listing's order and
+    /// stops at the page's end, the other filters tested on the rows walked: no set of the
+    /// address's meetings gathered from the events first (20,000 ids on every page at a
+    /// million meetings), no sort.
+    @Test func withPagesWalkTheAddressesRowsInTheirOrder() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let position = MeetingPosition(startMilliseconds: 1_780_272_000_000, id: 7)
+        let queries: [(String, MeetingQuery)] = [
+            ("first page", MeetingQuery(withEmail: "bob@example.com")),
+            ("newest first", MeetingQuery(withEmail: "bob@example.com", newestFirst: true)),
+            ("after", MeetingQuery(withEmail: "bob@example.com", after: position)),
+            ("after no start", MeetingQuery(withEmail: "bob@example.com", after: MeetingPosition(startMilliseconds: nil, id: 7))),
+            ("newest first after", MeetingQuery(withEmail: "bob@example.com", newestFirst: true, after: position)),
+            ("range", MeetingQuery(from: Self.june, to: Self.june.addingTimeInterval(7 * 86_400), withEmail: "bob@example.com")),
+            ("filters", MeetingQuery(withEmail: "bob@example.com", titleContains: "review", recorded: true, hideGone: true, newestFirst: true)),
+        ]
+        let plans = try await catalog.writer.read { db in
+            try queries.map { name, query in
+                let (sql, arguments) = SQLiteCatalog.meetingListing(query)
+                return (name, try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String })
+            }
+        }
+        for (name, plan) in plans {
+            let shown = "\(name):\n" + plan.joined(separator: "\n")
+            #expect(plan.first?.hasPrefix("SEARCH p USING COVERING INDEX meeting_people_walk (email=?") == true, "\(shown)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(shown)")
+            #expect(!plan.contains { $0.contains("LIST SUBQUERY") || $0.contains("event_attendees") }, "\(shown)")
+        }
+    }
+
     /// The sets of ids a listing reads through `IN (…)` (a member's meetings and recordings,
     /// `--with`'s meetings) are not deduplicated a second time: `IN` drops repeats itself, and a
     /// `UNION` sorted every id once more into its own b-tree on each page.

@@ -72,12 +72,9 @@ extension SQLiteCatalog {
         "r.id IN (WITH viewer(id) AS (SELECT ?) \(visibleRecordingIDs(of: "(SELECT id FROM viewer)")))"
 
     /// The ids of the meetings with an event organised by or inviting `email` (deleted events
-    /// included, as for visibility).
+    /// included, as for visibility): one range of `meeting_people`, which the catalog keeps.
     package static func meetingIDs(withEmail email: String) -> String {
-        """
-        SELECT e.meeting_id FROM events e WHERE e.organizer_email = \(email)
-        UNION ALL SELECT e.meeting_id FROM event_attendees ea JOIN events e ON e.id = ea.event_id WHERE ea.email = \(email)
-        """
+        "SELECT p.meeting_id FROM meeting_people p WHERE p.email = \(email)"
     }
 
     /// Whether `user` may see recording `r`: they own it, or it is linked to a meeting one of
