@@ -45,7 +45,8 @@ extension PostgresCatalog: MeetingStore {
             // Meetings without a start come first (ascending) or last (newest first).
             switch (after.startMilliseconds.map { values.bind($0, as: "bigint") }, query.newestFirst) {
             case (let afterStart?, false):
-                conditions.append("(\(start) > \(afterStart) OR (\(start) = \(afterStart) AND \(id) > \(afterID)))")
+                // The start's bound apart, so the walk starts there: PostgreSQL takes no bound from an OR.
+                conditions.append("\(start) >= \(afterStart) AND (\(start) > \(afterStart) OR \(id) > \(afterID))")
             case (nil, false): conditions.append("(\(start) IS NOT NULL OR \(id) > \(afterID))")
             case (let afterStart?, true):
                 conditions.append("(\(start) < \(afterStart) OR (\(start) = \(afterStart) AND \(id) < \(afterID)) OR \(start) IS NULL)")

@@ -1,8 +1,9 @@
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import StenoCore
-import StenoStore
+@testable import StenoStore
 import StenoTesting
 import Testing
 
@@ -111,6 +112,16 @@ struct CatalogCopyTests {
         let recordingHits = try await target.rows(
             "SELECT recording_id FROM recording_search WHERE lexemes @@ \(SearchLexemes.prefixQuery(["buro"]))::tsquery")
         #expect(recordingHits.count == 1)
+
+        // The addresses of meetings (`--with`), derived by the target's own triggers, are the source's.
+        let copiedPeople = try await target.rows("SELECT meeting_id, lower(email::text), starts_at FROM meeting_people ORDER BY 1, 2")
+            .map { try $0.decode((Int64, String, Int64?).self) }
+        let sourcePeople = try await source.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT meeting_id, lower(email), starts_at FROM meeting_people ORDER BY 1, 2")
+                .map { "\($0[0] as Int64) \($0[1] as String) \(String(describing: $0[2] as Int64?))" }
+        }
+        #expect(copiedPeople.map { "\($0.0) \($0.1) \(String(describing: $0.2))" } == sourcePeople)
+        #expect(sourcePeople.count == 2)
 
         // New rows continue after the copied ids.
         let next = try #require(
