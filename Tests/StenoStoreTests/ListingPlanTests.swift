@@ -95,6 +95,24 @@ struct ListingPlanTests {
         }
     }
 
+    /// A member's meetings named by their emails come from `meeting_people`, one range per
+    /// email, not from every event and attendee row of each address.
+    @Test func aMembersMeetingsByEmailAreReadFromTheAddressesRows() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let plans = try await catalog.writer.read { db in
+            try [MeetingQuery(visibleTo: 3), MeetingQuery(titleContains: "review", visibleTo: 3)].map { query in
+                let (sql, arguments) = SQLiteCatalog.meetingListing(query)
+                return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+        }
+        for plan in plans {
+            let shown = plan.joined(separator: "\n")
+            #expect(plan.contains { $0.contains("SEARCH p USING COVERING INDEX meeting_people_walk (email=?)") }, "\(shown)")
+            #expect(!plan.contains { $0.contains("event_attendees") || $0.contains("events_organizer") }, "\(shown)")
+        }
+    }
+
     /// The sets of ids a listing reads through `IN (…)` (a member's meetings and recordings,
     /// `--with`'s meetings) are not deduplicated a second time: `IN` drops repeats itself, and a
     /// `UNION` sorted every id once more into its own b-tree on each page.

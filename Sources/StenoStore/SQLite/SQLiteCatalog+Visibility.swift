@@ -35,14 +35,14 @@ extension SQLiteCatalog {
     }
 
     /// The ids of the meetings with an event that concerns `user` (see ``eventConcerns(_:)``),
-    /// as one set read through indexes: events by calendar, organizer and attendee email.
+    /// as one set read through indexes: events by calendar, and the meetings naming one of the
+    /// user's emails (organizer or attendee) from `meeting_people`, one range per email rather
+    /// than every event and attendee row of each address.
     package static func concernedMeetingIDs(of user: String) -> String {
         """
         SELECT e.meeting_id FROM calendar_accounts a JOIN calendars c ON c.account_id = a.id JOIN events e ON e.calendar_id = c.id
         WHERE a.owner_id = \(user)
-        UNION ALL SELECT e.meeting_id FROM user_emails ue JOIN events e ON e.organizer_email = ue.email WHERE ue.user_id = \(user)
-        UNION ALL SELECT e.meeting_id FROM user_emails ue JOIN event_attendees ea ON ea.email = ue.email JOIN events e ON e.id = ea.event_id
-        WHERE ue.user_id = \(user)
+        UNION ALL SELECT p.meeting_id FROM user_emails ue JOIN meeting_people p ON p.email = ue.email WHERE ue.user_id = \(user)
         """
     }
 
