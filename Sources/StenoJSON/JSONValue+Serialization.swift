@@ -29,10 +29,15 @@ extension JSONValue {
     /// A multi-line rendering for humans: sorted keys, `indent` spaces per level, `": "` between
     /// keys and values, empty containers as `[]` / `{}`.
     public func prettyPrinted(indent: Int = 2) -> String {
+        String(decoding: prettyPrintedBytes(indent: indent), as: UTF8.self)
+    }
+
+    /// `prettyPrinted` as UTF-8 bytes, for output written as bytes (no String in between).
+    public func prettyPrintedBytes(indent: Int = 2) -> [UInt8] {
         var writer = _JSONWriter(out: [], indent: max(0, indent))
         writer.out.reserveCapacity(estimatedSize * 2)
         writer.write(self, level: 0)
-        return String(decoding: writer.out, as: UTF8.self)
+        return writer.out
     }
 
     /// A cheap guess of the serialized size, to reserve capacity once.

@@ -17,32 +17,64 @@ struct ListOptions: ParsableArguments {
     typealias PageRequest<Item: Codable & Sendable> = (_ cursor: String?, _ pageSize: Int) throws -> PendingCall<Page<Item>>
 
     /// Fetches pages until the limit (or the end, with --all); tells whether items were left out.
-    func collect<Item>(_ requestPage: PageRequest<Item>) throws -> (items: [Item], more: Bool) {
+    func collect<Item: Codable & Sendable>(_ requestPage: PageRequest<Item>) throws -> (items: [Item], more: Bool) {
         var items: [Item] = []
-        let more = try forEachPage(requestPage) { items += $0 }
+        let more = try forEachPage(requestPage) { items += try $0.items() }
         return (items, more)
     }
 
-    /// Fetches pages until the limit (or the end, with --all), handing each page's items to
-    /// `receive` as it arrives; tells whether items were left out. `--all` asks for the
-    /// largest pages the daemon serves.
+    /// Fetches pages until the limit (or the end, with --all), handing each page to `receive`
+    /// as it arrives; tells whether items were left out. `--all` asks for the largest pages
+    /// the daemon serves.
     ///
     /// The next page is asked for as soon as this page's cursor is read, before its items are
     /// decoded and handed on: the daemon reads the next rows while this process prints these.
-    func forEachPage<Item>(_ requestPage: PageRequest<Item>, _ receive: ([Item]) throws -> Void) throws -> Bool {
+    func forEachPage<Item: Codable & Sendable>(_ requestPage: PageRequest<Item>, _ receive: (ReceivedPage<Item>) throws -> Void) throws -> Bool {
         func pageSize(after count: Int) -> Int { all ? PageParams.maximumLimit : min(PageParams.maximumLimit, limit - count) }
         var count = 0
         var pending = try requestPage(nil, pageSize(after: 0))
         while true {
-            let raw = try pending.rawResult()
-            // A cursor or item list of the wrong shape fails in `decode` below.
-            let cursor = raw["nextCursor"]?.stringValue
-            count += raw["items"]?.arrayValue?.count ?? 0
-            let more = cursor != nil && (all || count < limit)
-            let current = pending
-            if more, let cursor { pending = try requestPage(cursor, pageSize(after: count)) }
-            try receive(current.decode(raw).items)
-            if !more { return cursor != nil }
+            let page = try ReceivedPage(pending)
+            count += page.json.count
+            let more = page.nextCursor != nil && (all || count < limit)
+            if more, let cursor = page.nextCursor { pending = try requestPage(cursor, pageSize(after: count)) }
+            try receive(page)
+            if !more { return page.nextCursor != nil }
         }
+    }
+}
+
+/// One page as the daemon sent it: its items as JSON, decoded into typed values only when
+/// asked. `-o json` writes the JSON as it came (the daemon encodes the same types the CLI
+/// decodes, so a decode and encode again gave the same JSON, at half of steno's work for
+/// `--all`).
+struct ReceivedPage<Item: Codable & Sendable> {
+    /// The page's items as sent.
+    let json: [JSONValue]
+    /// Where the next page starts; nil on the last.
+    let nextCursor: String?
+    private let raw: JSONValue
+    private let call: PendingCall<Page<Item>>
+
+    /// Waits for the answer to `call`.
+    ///
+    /// - Throws: the daemon's error, or `.unexpectedResult` when the page is not an object
+    ///   with an `items` array and an optional string `nextCursor`.
+    init(_ call: PendingCall<Page<Item>>) throws {
+        let raw = try call.rawResult()
+        guard let items = raw["items"]?.arrayValue, raw["nextCursor"].map({ $0.stringValue != nil || $0 == .null }) ?? true else {
+            // Not a page: the decoder says what is wrong with it.
+            _ = try call.decode(raw)
+            throw StenoClientError.unexpectedResult(method: call.method, reason: "not a page of items")
+        }
+        self.json = items
+        self.nextCursor = raw["nextCursor"]?.stringValue
+        self.raw = raw
+        self.call = call
+    }
+
+    /// The items as typed values (tables, CSV and notes need them).
+    func items() throws -> [Item] {
+        try call.decode(raw).items
     }
 }

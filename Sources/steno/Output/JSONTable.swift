@@ -8,9 +8,24 @@ enum JSONTable {
 
     /// `value` with the JSON text under `embeddedJSONKeys` turned into the values it holds.
     static func expandingEmbeddedJSON(_ value: JSONValue) -> JSONValue {
+        // Most lists (meetings, recordings) have no such key: keep their tree rather than
+        // rebuild every object of tens of thousands.
+        hasEmbeddedJSONKey(value) ? expanding(value) : value
+    }
+
+    private static func hasEmbeddedJSONKey(_ value: JSONValue) -> Bool {
+        switch value {
+        case .array(let values): return values.contains(where: hasEmbeddedJSONKey)
+        case .object(let object):
+            return embeddedJSONKeys.contains { object[$0]?.stringValue != nil } || object.values.contains(where: hasEmbeddedJSONKey)
+        default: return false
+        }
+    }
+
+    private static func expanding(_ value: JSONValue) -> JSONValue {
         switch value {
         case .array(let values):
-            return .array(values.map(expandingEmbeddedJSON))
+            return .array(values.map(expanding))
         case .object(let object):
             var expanded: [String: JSONValue] = [:]
             for (key, member) in object {
@@ -19,7 +34,7 @@ enum JSONTable {
                 {
                     expanded[key] = parsed
                 } else {
-                    expanded[key] = expandingEmbeddedJSON(member)
+                    expanded[key] = expanding(member)
                 }
             }
             return .object(expanded)

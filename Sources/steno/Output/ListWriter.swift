@@ -8,7 +8,7 @@ import StenoAPI
 /// JSON is one array, written page by page (the same text `Output.print` writes for the
 /// whole list); CSV writes its header once and each page's rows. Tables for people are held
 /// until the list is complete: their column widths depend on every row.
-struct ListWriter<Item: Encodable> {
+struct ListWriter<Item: Codable & Sendable> {
     let format: OutputFormat
     /// The table (or CSV) of some items; called per page for CSV, once for tables.
     let table: ([Item]) -> TableWriter
@@ -21,21 +21,23 @@ struct ListWriter<Item: Encodable> {
         self.table = table
     }
 
-    /// Writes (or, for tables, holds) one page's items.
-    mutating func write(_ items: [Item]) {
+    /// Writes (or, for tables, holds) one page's items: JSON as the daemon sent them (see
+    /// `ReceivedPage`), CSV and tables from the typed items.
+    mutating func write(_ page: ReceivedPage<Item>) throws {
         switch format {
         case .json:
-            guard !items.isEmpty else { return }
+            guard !page.json.isEmpty else { return }
             // The page printed as an array is its elements at the first level: "[" + "\n  …,\n  …" + "\n]".
-            let page = JSONTable.expandingEmbeddedJSON(Output.json(items)).prettyPrinted()
-            Output.write((started ? "," : "[") + TerminalText.escapingJSON(String(page.dropFirst().dropLast(2))))
+            var bytes = TerminalText.escapingJSON(JSONTable.expandingEmbeddedJSON(.array(page.json)).prettyPrintedBytes())
+            bytes[0] = UInt8(ascii: started ? "," : "[")
+            Output.write(bytes: bytes.dropLast(2))
             started = true
         case .csv:
-            guard !items.isEmpty else { return }
-            Output.line(table(items).renderCSV(header: !started))
+            guard !page.json.isEmpty else { return }
+            Output.line(table(try page.items()).renderCSV(header: !started))
             started = true
         case .table, .wide:
-            held += items
+            held += try page.items()
         }
     }
 
@@ -54,13 +56,13 @@ extension ListOptions {
     /// they arrive (see `ListWriter`), then says on standard error when items were left out.
     /// `observe` sees each page's items (for notes written after the list).
     func write<Item: Codable & Sendable>(
-        _ noun: String, format: OutputFormat, table: @escaping ([Item]) -> TableWriter, observe: ([Item]) -> Void = { _ in },
+        _ noun: String, format: OutputFormat, table: @escaping ([Item]) -> TableWriter, observe: (([Item]) -> Void)? = nil,
         requestPage: PageRequest<Item>
     ) throws {
         var writer = ListWriter(format: format, table: table)
-        let more = try forEachPage(requestPage) { items in
-            writer.write(items)
-            observe(items)
+        let more = try forEachPage(requestPage) { page in
+            try writer.write(page)
+            if let observe { observe(try page.items()) }
         }
         writer.finish()
         Output.moreHint(more, noun)

@@ -35,7 +35,9 @@ struct TableWriter {
     /// RFC 4180 CSV, with a header line unless it continues rows written before.
     func renderCSV(header: Bool = true) -> String {
         func escape(_ cell: String) -> String {
-            cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
+            // Bytes, not Characters: a listing has hundreds of thousands of cells (a cell has no
+            // "\r" left to pair with "\n": `add` cleaned it).
+            cell.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") })
                 ? "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : cell
         }
         return ((header ? [columns] : []) + rows).map { $0.map(escape).joined(separator: ",") }.joined(separator: "\n")
@@ -68,6 +70,11 @@ enum Output {
     /// Writes text to standard output at once, without a newline (see `line`).
     static func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Writes UTF-8 bytes to standard output at once (see `line`).
+    static func write<Bytes: Sequence<UInt8>>(bytes: Bytes) {
+        FileHandle.standardOutput.write(Data(bytes))
     }
 
     /// Writes a table for people: fitted to the terminal, or whole with `-o wide`.

@@ -33,6 +33,17 @@ enum TerminalText {
         return result
     }
 
+    /// `escapingJSON` on UTF-8 bytes: the bytes as they are unless one of them may start an
+    /// unsafe scalar (a C0 byte other than a line break, DEL, or a lead byte of C1 (`C2`), of
+    /// U+061C (`D8`) or of the direction and line separators (`E2`)).
+    static func escapingJSON(_ json: [UInt8]) -> [UInt8] {
+        let mayBeUnsafe = json.contains { byte in
+            (byte < 0x20 && byte != 0x0A) || byte == 0x7F || byte == 0xC2 || byte == 0xD8 || byte == 0xE2
+        }
+        guard mayBeUnsafe else { return json }
+        return Array(escapingJSON(String(decoding: json, as: UTF8.self)).utf8)
+    }
+
     /// The columns `text` takes on a terminal: East Asian wide characters and emoji take two.
     static func displayWidth(_ text: String) -> Int {
         text.reduce(0) { $0 + displayWidth(of: $1) }
