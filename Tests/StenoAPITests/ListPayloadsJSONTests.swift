@@ -39,6 +39,36 @@ struct ListPayloadsJSONTests {
         try expectSameJSON(Page<MeetingSummary>(items: [], nextCursor: nil))
     }
 
+    /// Read straight from JSON (`JSONValueDecodable`), a page gives what the Codable decoder gives.
+    private func expectSameValue<Value: JSONValueDecodable & Codable & Equatable>(
+        _ value: Value, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let json = try JSONValue.parse(try JSONValueEncoder().encode(value).serializedBytes)
+        #expect(Value(jsonValue: json) == (try JSONValueDecoder().decode(Value.self, from: json)), sourceLocation: sourceLocation)
+        #expect(Value(jsonValue: json) == value, sourceLocation: sourceLocation)
+    }
+
+    @Test func attendeesAndMeetingsReadStraightFromJSON() throws {
+        try expectSameValue(Self.organizer)
+        try expectSameValue(Attendee(email: "bob@example.com"))
+        try expectSameValue(Self.fullMeeting)
+        try expectSameValue(Self.bareMeeting)
+        let page = Page(items: [Self.fullMeeting, Self.bareMeeting], nextCursor: "after:1")
+        let json = try JSONValueEncoder().encode(page)
+        let read = try #require(Page<MeetingSummary>(jsonValue: json))
+        #expect(read.items == page.items && read.nextCursor == "after:1")
+        #expect(Page<MeetingSummary>(jsonValue: ["items": []])?.items.isEmpty == true)
+        // Anything else is left to the decoder, whose error names the member.
+        let fields = try #require(Self.fullMeeting.jsonValue.objectValue)
+        for (key, wrong) in [("id", "1"), ("start", "yesterday"), ("recordings", ["7"]), ("organizer", 3), ("isGone", nil)] as [(String, JSONValue)] {
+            var changed = fields
+            changed[key] = wrong
+            #expect(MeetingSummary(jsonValue: .object(changed)) == nil, "\(key)")
+        }
+        #expect(Attendee(jsonValue: ["email": "a@example.com", "role": "chair", "response": "accepted"]) == nil)
+        #expect(Page<MeetingSummary>(jsonValue: ["items": [.object(fields)], "nextCursor": 5]) == nil)
+    }
+
     @Test func links() throws {
         let full = LinkSummary(
             recording: 5, recordingTitle: "Call", recordedAt: Self.instant, owner: "ann", state: .ambiguous, method: .overlap,

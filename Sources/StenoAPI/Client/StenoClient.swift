@@ -121,6 +121,8 @@ public struct PendingCall<Result: Decodable> {
 
     /// The answer as the method's result type.
     public func decode(_ raw: JSONValue) throws(StenoClientError) -> Result {
+        // Pages read straight from JSON where they can be (the same values, without the bridge).
+        if let direct = Result.self as? any JSONValueDecodable.Type, let value = direct.init(jsonValue: raw) as? Result { return value }
         do {
             return try JSONValueDecoder().decode(Result.self, from: raw)
         } catch let error as DecodingError {

@@ -29,6 +29,8 @@ public enum TimeZoneName {
     public static func offset(_ zone: TimeZone, at date: Date) -> String {
         let seconds = zone.secondsFromGMT(for: date)
         let magnitude = abs(seconds) / 60
-        return (seconds < 0 ? "-" : "+") + String(format: "%02d:%02d", magnitude / 60, magnitude % 60)
+        // Not String(format:): a CSV of 20,000 meetings writes 40,000 offsets.
+        func twoDigits(_ number: Int) -> String { number < 10 ? "0" + String(number) : String(number) }
+        return (seconds < 0 ? "-" : "+") + twoDigits(magnitude / 60) + ":" + twoDigits(magnitude % 60)
     }
 }
