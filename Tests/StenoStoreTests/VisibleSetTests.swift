@@ -76,4 +76,52 @@ struct VisibleSetTests {
         #expect(try await store.search("bob recording", visibleTo: f.carol, offset: 0, limit: 10).filter { $0.kind == "recording" } == [])
         #expect(try await Self.listed(store, as: f.bob).recordings.contains(f.bobRecording), "his own, whatever its link")
     }
+
+    /// A member's listing read a page at a time (one meeting each, in both orders, by
+    /// position and by offset, within a range) holds what it holds whole; and a write that
+    /// takes a meeting from a member shows on their next page and search: their set is held
+    /// between pages only until the catalog changes.
+    @Test(arguments: StoreBackend.available)
+    func aMembersPagesFollowTheirSetUntilAWriteHidesAMeeting(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        try await f.linkAll()
+        for newestFirst in [false, true] {
+            let whole = try await store.meetings(MeetingQuery(visibleTo: f.alice, newestFirst: newestFirst)).map(\.id)
+            #expect(whole.count == 4, "alice's calendar")
+            var byPosition: [Int64] = []
+            var byOffset: [Int64] = []
+            var after: MeetingPosition?
+            for offset in 0..<(whole.count + 1) {
+                if let meeting = try await store.meetings(MeetingQuery(visibleTo: f.alice, newestFirst: newestFirst, after: after, limit: 1)).first {
+                    byPosition.append(meeting.id)
+                    after = MeetingPosition(meeting)
+                }
+                let page = try await store.meetings(MeetingQuery(visibleTo: f.alice, newestFirst: newestFirst, offset: offset, limit: 1))
+                byOffset += page.map(\.id)
+            }
+            #expect(byPosition == whole, "newest first: \(newestFirst)")
+            #expect(byOffset == whole, "newest first: \(newestFirst)")
+            let range = try await store.meetings(
+                MeetingQuery(from: MeetingFixture.at(minutes: 100), to: MeetingFixture.at(minutes: 300), visibleTo: f.alice, newestFirst: newestFirst))
+            #expect(range.map(\.id) == [f.meetings["design"], f.meetings["private"]].compactMap { $0 }.reversed(newestFirst))
+        }
+
+        // Dave sees alice's focus time through his recording only: unlinked, it is gone.
+        let focus = try #require(f.meetings["private"])
+        #expect(try await store.meetings(MeetingQuery(visibleTo: f.dave)).map(\.id) == [focus])
+        #expect(try await store.search("focus", visibleTo: f.dave, offset: 0, limit: 10).contains { $0.kind == "meeting" && $0.id == focus })
+        try await store.saveLink(f.update(f.daveRecording, to: nil, state: .unlinked, method: nil, action: "unlinked", minutes: 3))
+        #expect(try await store.meetings(MeetingQuery(visibleTo: f.dave)).map(\.id) == [])
+        #expect(try await store.meetings(MeetingQuery(visibleTo: f.dave, after: MeetingPosition(startMilliseconds: nil, id: 0))).map(\.id) == [])
+        #expect(try await store.search("focus", visibleTo: f.dave, offset: 0, limit: 10).filter { $0.kind == "meeting" } == [])
+        await #expect(throws: StoreError.self) { _ = try await store.meeting(id: focus, visibleTo: f.dave) }
+        #expect(try await Self.listed(store, as: f.dave).recordings == [f.daveRecording], "his own, whatever its link")
+    }
+}
+
+extension Array {
+    /// The elements, reversed when `reversing`.
+    fileprivate func reversed(_ reversing: Bool) -> [Element] { reversing ? reversed() : self }
 }

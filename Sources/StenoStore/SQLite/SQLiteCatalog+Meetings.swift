@@ -5,34 +5,56 @@ import StenoCore
 extension SQLiteCatalog {
 
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
-        try await writer.read { db in
-            let (sql, arguments) = Self.meetingListing(query)
-            let ids = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+        let generation = visibleSets.generation
+        return try await writer.read { db in
+            let ids: [Int64]
+            if let viewer = query.visibleTo {
+                // A member's page: their visible meetings in the range, a chunk at a time.
+                let candidates = Self.candidateMeetings(try visibleMeetingKeys(db, of: viewer, generation: generation), for: query)
+                var chunkQuery = query
+                chunkQuery.offset = 0
+                ids = Array(
+                    try Self.firstResults(among: candidates, wanted: query.offset + query.limit) { chunk, wanted in
+                        chunkQuery.limit = wanted
+                        let (sql, arguments) = Self.meetingListing(chunkQuery, among: chunk)
+                        return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+                    }.dropFirst(query.offset).prefix(query.limit))
+            } else {
+                let (sql, arguments) = Self.meetingListing(query)
+                ids = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+            }
             let summaries = try Self.meetingSummaries(db, ids: ids)
             return ids.compactMap { summaries[$0] }
         }
     }
 
-    /// The statement listing the ids of a page of meetings: sets read through indexes for the
-    /// viewer, the page continuing an index range after `query.after`: of the meetings' starts,
-    /// or with `--with` of the address's rows in `meeting_people` (one walk in the listing's
-    /// order, where the address's meetings gathered into a set cost every page 20,000 ids).
-    static func meetingListing(_ query: MeetingQuery) -> (sql: String, arguments: StatementArguments) {
+    /// The statement listing the ids of a page of meetings, the page continuing an index range
+    /// after `query.after`: of the meetings' starts, or with `--with` of the address's rows in
+    /// `meeting_people` (one walk in the listing's order, where the address's meetings gathered
+    /// into a set cost every page 20,000 ids). For a member (`query.visibleTo`), only meetings
+    /// of `visible` (some of theirs, in listing order) are listed, read by id: the statement
+    /// never reads the visible set itself.
+    static func meetingListing(_ query: MeetingQuery, among visible: [Int64] = []) -> (sql: String, arguments: StatementArguments) {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         // The rows walked, and the columns of their order.
         var source = "meetings m"
         var start = "m.starts_at", id = "m.id"
-        if let email = query.withEmail {
+        if query.visibleTo != nil {
+            // A member's meetings are read by id from the list (CROSS JOIN keeps it first): with
+            // the order and LIMIT, SQLite would rather walk every meeting by start testing each.
+            source = "json_each(:visible) visible CROSS JOIN meetings m ON m.id = visible.value"
+            arguments["visible"] = jsonArray(visible)
+            if let email = query.withEmail {
+                conditions.append("EXISTS (SELECT 1 FROM meeting_people p WHERE p.meeting_id = m.id AND p.email = :email)")
+                arguments["email"] = email
+            }
+        } else if let email = query.withEmail {
             // CROSS JOIN keeps the address's rows the outer loop, walked in order.
             source = "meeting_people p CROSS JOIN meetings m ON m.id = p.meeting_id"
             (start, id) = ("p.starts_at", "p.meeting_id")
             conditions.append("p.email = :email")
             arguments["email"] = email
-        }
-        if let viewer = query.visibleTo {
-            conditions.append("m.id IN (\(visibleMeetingIDs(of: ":v")))")
-            arguments["v"] = viewer
         }
         if let from = query.from {
             conditions.append("\(start) >= :from")
@@ -185,20 +207,28 @@ extension SQLiteCatalog {
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
         guard let match = try Self.searchTerms(text)?.matchExpression else { return [] }
         let candidates = SearchHit.rankedAmongNewest
+        let generation = visibleSets.generation
         return try await writer.read { db in
+            // A member's hits are among their visible meetings and recordings, held by id.
+            var visibleMeetings = "[]"
+            var visibleRecordings = "[]"
+            if let userID {
+                visibleMeetings = Self.jsonArray(try visibleMeetingKeys(db, of: userID, generation: generation).lazy.map(\.id))
+                visibleRecordings = Self.jsonArray(try visibleRecordingIDs(db, of: userID, generation: generation))
+            }
             // Ranked among the newest matches only: bm25 over every match of a word found in a
             // million meetings took seconds. Up to `candidates` matches, that is all of them.
             let meetings = try Row.fetchAll(
                 db.cachedStatement(sql: Self.meetingSearch(forMember: userID != nil)),
-                arguments: ["match": match, "v": userID, "limit": offset + limit, "candidates": candidates]
+                arguments: ["match": match, "visible": visibleMeetings, "limit": offset + limit, "candidates": candidates]
             ).map {
                 SearchHit(kind: "meeting", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
                           start: ($0["starts_at"] as Int64?).map(Self.date(milliseconds:)),
                           rankedAmongNewest: ($0["matches"] as Int) >= candidates ? candidates : nil)
             }
             let recordings = try Row.fetchAll(
-                db.cachedStatement(sql: Self.recordingSearch),
-                arguments: ["match": match, "v": userID, "limit": offset + limit, "candidates": candidates]
+                db.cachedStatement(sql: Self.recordingSearch(forMember: userID != nil)),
+                arguments: ["match": match, "visible": visibleRecordings, "limit": offset + limit, "candidates": candidates]
             ).map {
                 SearchHit(kind: "recording", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
                           start: ($0["recorded_at"] as Int64?).map(Self.date(milliseconds:)),
@@ -209,27 +239,30 @@ extension SQLiteCatalog {
         }
     }
 
-    /// The statement of a search's meeting hits: the newest `:candidates` matches (`:v` may see,
-    /// for a member), ranked, the first `:limit`, with how many candidates there were.
+    /// The statement of a search's meeting hits: the newest `:candidates` matches (for a member,
+    /// among the ids of the JSON array `:visible`), ranked, the first `:limit`, with how many
+    /// candidates there were.
     static func meetingSearch(forMember: Bool) -> String {
         """
         SELECT id, title, starts_at, snippet, count(*) OVER () AS matches FROM (
             SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet, meeting_search.rank AS rank
             FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
-            WHERE meeting_search MATCH :match \(forMember ? "AND +meeting_search.rowid IN (\(visibleMeetingIDs(of: ":v")))" : "")
+            WHERE meeting_search MATCH :match \(forMember ? "AND +meeting_search.rowid IN (SELECT value FROM json_each(:visible))" : "")
             ORDER BY meeting_search.rowid DESC LIMIT :candidates)
         ORDER BY rank, id DESC LIMIT :limit
         """
     }
 
     /// The statement of a search's recording hits, as ``meetingSearch(forMember:)``.
-    static let recordingSearch = """
+    static func recordingSearch(forMember: Bool) -> String {
+        """
         SELECT id, title, recorded_at, snippet, count(*) OVER () AS matches FROM (
             SELECT r.id, coalesce(r.title, recording_search.path, '') AS title, r.recorded_at,
                 snippet(recording_search, -1, '[', ']', '…', 8) AS snippet, recording_search.rank AS rank
             FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
-            WHERE recording_search MATCH :match AND \(recordingVisible(to: ":v"))
+            WHERE recording_search MATCH :match \(forMember ? "AND +recording_search.rowid IN (SELECT value FROM json_each(:visible))" : "")
             ORDER BY recording_search.rowid DESC LIMIT :candidates)
         ORDER BY rank, id DESC LIMIT :limit
         """
+    }
 }

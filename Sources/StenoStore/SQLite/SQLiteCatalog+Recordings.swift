@@ -35,24 +35,43 @@ extension SQLiteCatalog {
     }
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
-        try await writer.read { db in
-            let (sql, arguments) = Self.recordingListing(query)
-            return try Self.recordingsWithPaths(
-                db, rows: Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments), withTranscript: false)
+        let generation = visibleSets.generation
+        return try await writer.read { db in
+            func page(_ query: RecordingQuery, among visible: [Int64] = []) throws -> [Recording] {
+                let (sql, arguments) = Self.recordingListing(query, among: visible)
+                return try Self.recordingsWithPaths(
+                    db, rows: Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments), withTranscript: false)
+            }
+            guard let viewer = query.visibleTo else { return try page(query) }
+            // A member's page: their visible recordings after the position, a chunk at a time.
+            let visible = try visibleRecordingIDs(db, of: viewer, generation: generation)
+            let after = query.afterID ?? 0
+            let candidates = Array(visible[visible.partitioningIndex { $0 > after }...])
+            var chunkQuery = query
+            return try Self.firstResults(among: candidates, wanted: query.limit) { chunk, wanted in
+                chunkQuery.limit = wanted
+                return try page(chunkQuery, among: chunk)
+            }
         }
     }
 
     /// The statement of a recordings page and its arguments (its plan is checked by tests).
-    static func recordingListing(_ query: RecordingQuery) -> (sql: String, arguments: StatementArguments) {
+    /// For a member (`query.visibleTo`), only recordings of `visible` (some of theirs) are
+    /// listed: the statement never reads the visible set itself.
+    static func recordingListing(_ query: RecordingQuery, among visible: [Int64] = []) -> (sql: String, arguments: StatementArguments) {
+        // A member's recordings are read by id from the list (CROSS JOIN keeps it first):
+        // ordered by id, SQLite would rather walk every recording testing each against it.
+        var source = "recordings r"
+        var arguments: StatementArguments = []
+        if query.visibleTo != nil {
+            source = "json_each(?) visible CROSS JOIN recordings r ON r.id = visible.value"
+            _ = arguments.append(contentsOf: [jsonArray(visible)])
+        }
         var conditions = ["r.id > ?"]
-        var arguments: StatementArguments = [query.afterID ?? 0]
+        _ = arguments.append(contentsOf: [query.afterID ?? 0])
         if let owner = query.ownerID {
             conditions.append("r.owner_id = ?")
             _ = arguments.append(contentsOf: [owner])
-        }
-        if let visible = query.visibleTo {
-            conditions.append(Self.recordingInVisibleSetToPositionalUser)
-            _ = arguments.append(contentsOf: [visible])
         }
         if let status = query.status {
             conditions.append("r.status = ?")
@@ -69,7 +88,7 @@ extension SQLiteCatalog {
         }
         // The page's ids first, from the index alone; then only their rows. Selected whole, a
         // range read every recording in it (and sorted the rows) for each page of an `--all`.
-        let pageIDs = "SELECT r.id FROM recordings r WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(max(0, query.limit))"
+        let pageIDs = "SELECT r.id FROM \(source) WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(max(0, query.limit))"
         return (recordingSelect(whereSQL: "r.id IN (\(pageIDs))", limit: nil, withTranscript: false), arguments)
     }
 

@@ -15,6 +15,8 @@ public struct SQLiteCatalog: CatalogStore {
     public let path: String
     /// Row counts, recomputed only after a commit changed something.
     let statisticsCache: StatisticsCache
+    /// Members' visible meetings and recordings, until a commit changes the catalog.
+    let visibleSets: VisibleSetCache
     /// The migrations this binary knows, in order.
     let knownMigrations: [String]
 
@@ -58,7 +60,8 @@ public struct SQLiteCatalog: CatalogStore {
         try migrator.migrate(pool)
         let cache = StatisticsCache()
         pool.add(transactionObserver: cache.observer, extent: .databaseLifetime)
-        return SQLiteCatalog(writer: pool, path: path, statisticsCache: cache, knownMigrations: known)
+        return SQLiteCatalog(
+            writer: pool, path: path, statisticsCache: cache, visibleSets: VisibleSetCache(observer: cache.observer), knownMigrations: known)
     }
 }
 
