@@ -5,35 +5,59 @@ import StenoStore
 
 /// Meetings with their attendees and recordings, visibility enforced in the queries (the
 /// fragments of SQLiteCatalog+Visibility.swift, which are the same SQL here; a member's
-/// listings read the set of `visibleMeetingIDs(of:)`). A listing reads
+/// listings read their held set, see PostgresCatalog+MemberSets.swift). A listing reads
 /// one snapshot (`REPEATABLE READ`) and builds all its summaries with four set-based queries,
 /// not four per meeting: each query is a round trip to the server.
 extension PostgresCatalog: MeetingStore {
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
         try await snapshot { tx in
-            let ids = try await tx.rows(Self.meetingListing(query)).map { try $0.decode(Int64.self) }
+            var ids: [Int64] = []
+            if let viewer = query.visibleTo {
+                // A member's page: their visible meetings in the range, a chunk at a time.
+                let keys = try await visibleMeetingKeys(tx, of: viewer, stamp: try await Self.snapshotStamp(tx))
+                var chunks = MemberPageCandidates.Chunks(MemberPageCandidates.meetings(keys, for: query), wanted: query.offset + query.limit)
+                var chunkQuery = query
+                chunkQuery.offset = 0
+                while let chunk = chunks.next(found: ids.count) {
+                    chunkQuery.limit = chunk.wanted
+                    ids += try await tx.rows(Self.meetingListing(chunkQuery, among: chunk.ids)).map { try $0.decode(Int64.self) }
+                }
+                ids = Array(ids.dropFirst(query.offset).prefix(query.limit))
+            } else {
+                ids = try await tx.rows(Self.meetingListing(query)).map { try $0.decode(Int64.self) }
+            }
             let summaries = try await Self.meetingSummaries(tx, ids: ids)
             return ids.compactMap { summaries[$0] }
         }
     }
 
-    /// The statement listing the ids of a page of meetings (its plan is checked by tests): a
-    /// member's meetings as a set read through indexes, the page continuing after
-    /// `query.after` along the meetings' starts, or with `--with` along the address's rows of
-    /// `meeting_people` (one index walk in the listing's order, where the address's meetings
-    /// gathered into a set cost every page 20,000 ids). Only the query's own conditions are
-    /// written, so the planner sees each as a join or an index range rather than a test on
-    /// every meeting.
-    static func meetingListing(_ query: MeetingQuery) -> PostgresQuery {
+    /// The statement listing the ids of a page of meetings (its plan is checked by tests), the
+    /// page continuing after `query.after` along the meetings' starts, or with `--with` along
+    /// the address's rows of `meeting_people` (one index walk in the listing's order, where the
+    /// address's meetings gathered into a set cost every page 20,000 ids). Only the query's own
+    /// conditions are written, so the planner sees each as a join or an index range rather
+    /// than a test on every meeting. For a member (`query.visibleTo`), only meetings of
+    /// `visible` (some of theirs, in listing order) are listed, read by primary key: the
+    /// statement never reads the visible set itself.
+    static func meetingListing(_ query: MeetingQuery, among visible: [Int64] = []) -> PostgresQuery {
         var values = NumberedValues()
-        // A member's meetings as one array the listing reads by primary key: as a join, the
-        // planner hashed all meetings to meet a few thousand, or walked every meeting in start
-        // order hoping to meet the member's soon (a title matching few of theirs walked a million).
-        var conditions = [visibility("m.id", in: visibleMeetingIDs(of:), viewer: query.visibleTo, asArray: true, values: &values)]
+        var conditions = ["true"]
         // The rows walked, and the columns of their order.
         var source = "meetings m"
         var start = "m.starts_at", id = "m.id"
-        if let email = query.withEmail {
+        if query.visibleTo != nil {
+            // A member's meetings are read by primary key, one per id (the lateral subquery, kept
+            // apart by `OFFSET 0`, cannot be turned into a join), then sorted: asked for the order
+            // and a LIMIT, the planner would rather walk every meeting by start testing each.
+            source = """
+                unnest(\(values.bind(visible, as: "bigint[]"))) AS visible(id)
+                CROSS JOIN LATERAL (SELECT * FROM meetings m WHERE m.id = visible.id OFFSET 0) m
+                """
+            if let email = query.withEmail {
+                conditions.append(
+                    "EXISTS (SELECT 1 FROM meeting_people p WHERE p.meeting_id = m.id AND p.email = \(values.bind(email, as: "citext")))")
+            }
+        } else if let email = query.withEmail {
             source = "meeting_people p JOIN meetings m ON m.id = p.meeting_id"
             (start, id) = ("p.starts_at", "p.meeting_id")
             conditions.append("p.email = \(values.bind(email, as: "citext"))")

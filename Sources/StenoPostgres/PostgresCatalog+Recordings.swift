@@ -37,17 +37,30 @@ extension PostgresCatalog: RecordingStore {
     }
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
-        try await transaction { tx in try await Self.fetchRecordings(tx, Self.recordingListing(query)) }
+        guard let viewer = query.visibleTo else {
+            return try await transaction { tx in try await Self.fetchRecordings(tx, Self.recordingListing(query)) }
+        }
+        return try await snapshot { tx in
+            // A member's page: their visible recordings after the position, a chunk at a time.
+            let visible = try await visibleRecordingIDs(tx, of: viewer, stamp: try await Self.snapshotStamp(tx))
+            var chunks = MemberPageCandidates.Chunks(MemberPageCandidates.recordings(visible, after: query.afterID), wanted: query.limit)
+            var chunkQuery = query
+            var found: [Recording] = []
+            while let chunk = chunks.next(found: found.count) {
+                chunkQuery.limit = chunk.wanted
+                found += try await Self.fetchRecordings(tx, Self.recordingListing(chunkQuery, among: chunk.ids))
+            }
+            return found
+        }
     }
 
-    /// The statement of a recordings page (its plan is checked by tests): a member's
-    /// recordings as a set read through indexes, the page continuing after `query.afterID`.
-    static func recordingListing(_ query: RecordingQuery) -> PostgresQuery {
+    /// The statement of a recordings page (its plan is checked by tests), the page continuing
+    /// after `query.afterID`. For a member (`query.visibleTo`), only recordings of `visible`
+    /// (some of theirs) are listed: the statement never reads the visible set itself.
+    static func recordingListing(_ query: RecordingQuery, among visible: [Int64] = []) -> PostgresQuery {
         var values = NumberedValues()
-        var conditions = [
-            "r.id > \(values.bind(query.afterID ?? 0, as: "bigint"))",
-            visibility("r.id", in: visibleRecordingIDs(of:), viewer: query.visibleTo, values: &values),
-        ]
+        var conditions = ["r.id > \(values.bind(query.afterID ?? 0, as: "bigint"))"]
+        if query.visibleTo != nil { conditions.append("r.id = ANY(\(values.bind(visible, as: "bigint[]")))") }
         if let owner = query.ownerID { conditions.append("r.owner_id = \(values.bind(owner, as: "bigint"))") }
         if let status = query.status { conditions.append("r.status = \(values.bind(status.rawValue, as: "text"))") }
         if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }

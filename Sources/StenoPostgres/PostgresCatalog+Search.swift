@@ -20,13 +20,19 @@ extension PostgresCatalog {
         // Ranked among the newest matches of each kind (all of them for a word matching fewer).
         let candidates = Int64(SearchHit.rankedAmongNewest)
         let hits = try await snapshot { tx in
-            // An admin's candidates are found first (a member's visible set bounds theirs).
-            let meetingIDs = userID == nil
-                ? try await Self.newestMatches(tx, in: "meeting_search", key: "meeting_id", query: query, candidates: candidates) : nil
-            let recordingIDs = userID == nil
-                ? try await Self.newestMatches(tx, in: "recording_search", key: "recording_id", query: query, candidates: candidates) : nil
+            // An admin's candidates are found first; a member's are among their visible sets.
+            let meetingIDs: [Int64]
+            let recordingIDs: [Int64]
+            if let userID {
+                let stamp = try await Self.snapshotStamp(tx)
+                meetingIDs = try await visibleMeetingKeys(tx, of: userID, stamp: stamp).map(\.id)
+                recordingIDs = try await visibleRecordingIDs(tx, of: userID, stamp: stamp)
+            } else {
+                meetingIDs = try await Self.newestMatches(tx, in: "meeting_search", key: "meeting_id", query: query, candidates: candidates)
+                recordingIDs = try await Self.newestMatches(tx, in: "recording_search", key: "recording_id", query: query, candidates: candidates)
+            }
             let meetings = try await tx.rows(
-                Self.meetingSearch(query, visibleTo: userID, among: meetingIDs, wanted: wanted, candidates: candidates)
+                Self.meetingSearch(query, visibleTo: nil, among: meetingIDs, wanted: wanted, candidates: candidates)
             ).map { row in
                 let (id, title, start, searchedTitle, attendees, matches) = try row.decode((Int64, String, Int64?, String, String, Int64).self)
                 return SearchHit(
@@ -35,7 +41,7 @@ extension PostgresCatalog {
                     start: start.map(Self.date(milliseconds:)), rankedAmongNewest: matches >= candidates ? Int(candidates) : nil)
             }
             let recordings = try await tx.rows(
-                Self.recordingSearch(query, visibleTo: userID, among: recordingIDs, wanted: wanted, candidates: candidates)
+                Self.recordingSearch(query, visibleTo: nil, among: recordingIDs, wanted: wanted, candidates: candidates)
             ).map { row in
                 let (id, title, recordedAt, searchedTitle, transcript, path, matches) = try row.decode(
                     (Int64, String, Int64?, String, String, String, Int64).self)

@@ -33,14 +33,10 @@ extension PostgresCatalog {
     /// The condition keeping `column`'s rows in `set` for a member, or nothing for an admin (a
     /// NULL viewer), with the viewer bound either way. Built apart for each, so a member's set
     /// becomes a join the planner can start from: `viewer IS NULL OR … IN (set)` would stay a
-    /// filter tested on every row. `asArray` reads the set once into an array that the
-    /// statement then looks up by index, whatever the planner guesses of its size (`= ANY`
-    /// drops the repeats of the set's `UNION ALL` as `IN` does).
-    static func visibility(
-        _ column: String, in set: (String) -> String, viewer: Int64?, asArray: Bool = false, values: inout NumberedValues
-    ) -> String {
+    /// filter tested on every row.
+    static func visibility(_ column: String, in set: (String) -> String, viewer: Int64?, values: inout NumberedValues) -> String {
         let placeholder = values.bind(viewer, as: "bigint")
         guard viewer != nil else { return "\(placeholder) IS NULL" }
-        return asArray ? "\(column) = ANY(ARRAY(\(set(placeholder))))" : "\(column) IN (\(set(placeholder)))"
+        return "\(column) IN (\(set(placeholder)))"
     }
 }

@@ -22,6 +22,8 @@ public struct PostgresCatalog: Sendable {
     let logger: Logger
     /// The migrations this binary knows, in order.
     let knownMigrations: [String]
+    /// Members' visible meetings and recordings, each for the snapshot it was read in.
+    let visibleSets = VisibleSetCache<String>()
 
     /// Connects to the server named by `settings`, then brings the schema up to date.
     ///

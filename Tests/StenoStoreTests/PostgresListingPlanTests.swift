@@ -127,4 +127,37 @@ struct PostgresListingPlanTests {
         }
         withExtendedLifetime(opened) {}
     }
+
+    /// A member's page is read among the meetings (or recordings) of their set that it may
+    /// hold, given by id: the statement of each page never builds the set again through the
+    /// tables that make it (calendars by owner, emails by user), nor walks every meeting by
+    /// start testing each against it. (Searches are given the set as ids too: the test above.)
+    @Test func membersPagesDoNotBuildTheirVisibleSet() async throws {
+        let (opened, catalog) = try await Self.analyzedFixture()
+        let meetingPages: [(String, MeetingQuery)] = [
+            ("everything", MeetingQuery()),
+            ("range", MeetingQuery(from: MeetingFixture.at(minutes: 100), to: MeetingFixture.at(minutes: 300))),
+            ("recorded", MeetingQuery(recorded: true)),
+            ("unrecorded newest first", MeetingQuery(recorded: false, hideGone: true, newestFirst: true)),
+            ("title", MeetingQuery(titleContains: "review")),
+            ("after", MeetingQuery(after: MeetingPosition(startMilliseconds: nil, id: 7))),
+        ]
+        var statements: [(String, PostgresQuery)] = meetingPages.map { name, query in
+            var query = query
+            query.visibleTo = 3
+            return ("meetings \(name)", PostgresCatalog.meetingListing(query, among: [1, 2, 3, 4, 5]))
+        }
+        for (name, query) in [("everything", RecordingQuery()), ("after", RecordingQuery(afterID: 2)), ("failed", RecordingQuery(status: .failed))] {
+            var query = query
+            query.visibleTo = 3
+            statements.append(("recordings \(name)", PostgresCatalog.recordingListing(query, among: [1, 2, 3, 4])))
+        }
+        for (name, statement) in statements {
+            let plan = try await Self.plan(catalog, statement)
+            let shown = "\(name):\n" + plan.joined(separator: "\n")
+            #expect(!plan.contains { $0.contains("user_emails") || $0.contains("calendar_accounts") }, "\(shown)")
+            #expect(!plan.contains { $0.contains("meetings_start") }, "\(shown)")
+        }
+        withExtendedLifetime(opened) {}
+    }
 }

@@ -5,20 +5,22 @@ import StenoCore
 extension SQLiteCatalog {
 
     public func meetings(_ query: MeetingQuery) async throws -> [MeetingSummary] {
-        let generation = visibleSets.generation
+        let generation = visibleSetsGeneration
         return try await writer.read { db in
             let ids: [Int64]
             if let viewer = query.visibleTo {
                 // A member's page: their visible meetings in the range, a chunk at a time.
-                let candidates = Self.candidateMeetings(try visibleMeetingKeys(db, of: viewer, generation: generation), for: query)
+                let keys = try visibleMeetingKeys(db, of: viewer, generation: generation)
+                var chunks = MemberPageCandidates.Chunks(MemberPageCandidates.meetings(keys, for: query), wanted: query.offset + query.limit)
                 var chunkQuery = query
                 chunkQuery.offset = 0
-                ids = Array(
-                    try Self.firstResults(among: candidates, wanted: query.offset + query.limit) { chunk, wanted in
-                        chunkQuery.limit = wanted
-                        let (sql, arguments) = Self.meetingListing(chunkQuery, among: chunk)
-                        return try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
-                    }.dropFirst(query.offset).prefix(query.limit))
+                var found: [Int64] = []
+                while let chunk = chunks.next(found: found.count) {
+                    chunkQuery.limit = chunk.wanted
+                    let (sql, arguments) = Self.meetingListing(chunkQuery, among: chunk.ids)
+                    found += try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+                }
+                ids = Array(found.dropFirst(query.offset).prefix(query.limit))
             } else {
                 let (sql, arguments) = Self.meetingListing(query)
                 ids = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
@@ -207,7 +209,7 @@ extension SQLiteCatalog {
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
         guard let match = try Self.searchTerms(text)?.matchExpression else { return [] }
         let candidates = SearchHit.rankedAmongNewest
-        let generation = visibleSets.generation
+        let generation = visibleSetsGeneration
         return try await writer.read { db in
             // A member's hits are among their visible meetings and recordings, held by id.
             var visibleMeetings = "[]"

@@ -35,7 +35,7 @@ extension SQLiteCatalog {
     }
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
-        let generation = visibleSets.generation
+        let generation = visibleSetsGeneration
         return try await writer.read { db in
             func page(_ query: RecordingQuery, among visible: [Int64] = []) throws -> [Recording] {
                 let (sql, arguments) = Self.recordingListing(query, among: visible)
@@ -45,13 +45,14 @@ extension SQLiteCatalog {
             guard let viewer = query.visibleTo else { return try page(query) }
             // A member's page: their visible recordings after the position, a chunk at a time.
             let visible = try visibleRecordingIDs(db, of: viewer, generation: generation)
-            let after = query.afterID ?? 0
-            let candidates = Array(visible[visible.partitioningIndex { $0 > after }...])
+            var chunks = MemberPageCandidates.Chunks(MemberPageCandidates.recordings(visible, after: query.afterID), wanted: query.limit)
             var chunkQuery = query
-            return try Self.firstResults(among: candidates, wanted: query.limit) { chunk, wanted in
-                chunkQuery.limit = wanted
-                return try page(chunkQuery, among: chunk)
+            var found: [Recording] = []
+            while let chunk = chunks.next(found: found.count) {
+                chunkQuery.limit = chunk.wanted
+                found += try page(chunkQuery, among: chunk.ids)
             }
+            return found
         }
     }
 

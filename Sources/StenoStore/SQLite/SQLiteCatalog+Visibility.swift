@@ -66,11 +66,6 @@ extension SQLiteCatalog {
         """
     }
 
-    /// ``visibleRecordingIDs(of:)`` as a condition on `r.id` for queries with positional
-    /// arguments: binds the user id once, as the next `?`.
-    static let recordingInVisibleSetToPositionalUser =
-        "r.id IN (WITH viewer(id) AS (SELECT ?) \(visibleRecordingIDs(of: "(SELECT id FROM viewer)")))"
-
     /// The ids of the meetings with an event organised by or inviting `email` (deleted events
     /// included, as for visibility): one range of `meeting_people`, which the catalog keeps.
     package static func meetingIDs(withEmail email: String) -> String {

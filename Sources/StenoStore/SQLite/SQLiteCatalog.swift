@@ -16,7 +16,7 @@ public struct SQLiteCatalog: CatalogStore {
     /// Row counts, recomputed only after a commit changed something.
     let statisticsCache: StatisticsCache
     /// Members' visible meetings and recordings, until a commit changes the catalog.
-    let visibleSets: VisibleSetCache
+    let visibleSets: VisibleSetCache<UInt64>
     /// The migrations this binary knows, in order.
     let knownMigrations: [String]
 
@@ -61,7 +61,7 @@ public struct SQLiteCatalog: CatalogStore {
         let cache = StatisticsCache()
         pool.add(transactionObserver: cache.observer, extent: .databaseLifetime)
         return SQLiteCatalog(
-            writer: pool, path: path, statisticsCache: cache, visibleSets: VisibleSetCache(observer: cache.observer), knownMigrations: known)
+            writer: pool, path: path, statisticsCache: cache, visibleSets: VisibleSetCache(), knownMigrations: known)
     }
 }
 

@@ -1,0 +1,61 @@
+import Synchronization
+
+/// The meetings and recordings each member may see, held until the catalog changes.
+///
+/// Built from the sets of `SQLiteCatalog+Visibility.swift` (a few thousand ids through three
+/// joins), a member's set cost more than the page it filtered, and every page of one listing
+/// built it again. Held here, a member's listings and searches read only the part of the set
+/// their range and position select.
+///
+/// Never stale: each entry carries the `Stamp` of the catalog state it was read from, and is
+/// served only to a read of that same state. SQLite's stamp is the generation its
+/// `ChangeObserver` bumps on every commit that changed a row (read before the read that
+/// computes the sets began, so a racing commit makes the next call compute again); PostgreSQL's
+/// is the snapshot of the reading transaction, equal only when no write committed between.
+package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
+    /// A member's visible meetings in the order of an ascending listing, and visible
+    /// recordings by id; nil for a set not read yet at this stamp.
+    package struct Sets: Sendable {
+        package var meetings: [MeetingKey]?
+        package var recordings: [Int64]?
+
+        package init(meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil) {
+            self.meetings = meetings
+            self.recordings = recordings
+        }
+    }
+
+    private struct Entry {
+        var stamp: Stamp
+        var sets: Sets
+    }
+
+    /// Members held at once: 16 bytes per visible meeting and 8 per recording each, all
+    /// dropped when full (the next listing of each reads its sets again).
+    package static var capacity: Int { 64 }
+
+    private let entries = Mutex<[Int64: Entry]>([:])
+
+    package init() {}
+
+    /// The sets of `user` read at `stamp`, if any.
+    package func sets(of user: Int64, at stamp: Stamp) -> Sets? {
+        entries.withLock { entries in
+            guard let entry = entries[user], entry.stamp == stamp else { return nil }
+            return entry.sets
+        }
+    }
+
+    /// Keeps `sets` of `user`, read at `stamp`, with the other set already held for that stamp.
+    package func store(_ sets: Sets, of user: Int64, at stamp: Stamp) {
+        entries.withLock { entries in
+            var merged = sets
+            if let held = entries[user], held.stamp == stamp {
+                merged.meetings = merged.meetings ?? held.sets.meetings
+                merged.recordings = merged.recordings ?? held.sets.recordings
+            }
+            if entries[user] == nil, entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[user] = Entry(stamp: stamp, sets: merged)
+        }
+    }
+}
