@@ -30,32 +30,47 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
         var sets: Sets
     }
 
-    /// Members held at once: 16 bytes per visible meeting and 8 per recording each, all
-    /// dropped when full (the next listing of each reads its sets again).
+    /// Members held at once, and 8-byte words held in all (16 bytes per visible meeting, 8 per
+    /// recording; 16 MB): all dropped when either would be passed (the next listing of each
+    /// member reads their sets again). A set larger than the words alone is used, never held.
     package static var capacity: Int { 64 }
+    package static var wordLimit: Int { 2_000_000 }
 
-    private let entries = Mutex<[Int64: Entry]>([:])
+    private struct Held {
+        var entries: [Int64: Entry] = [:]
+        var words = 0
+    }
+
+    private let held = Mutex(Held())
 
     package init() {}
 
     /// The sets of `user` read at `stamp`, if any.
     package func sets(of user: Int64, at stamp: Stamp) -> Sets? {
-        entries.withLock { entries in
-            guard let entry = entries[user], entry.stamp == stamp else { return nil }
+        held.withLock { held in
+            guard let entry = held.entries[user], entry.stamp == stamp else { return nil }
             return entry.sets
         }
     }
 
     /// Keeps `sets` of `user`, read at `stamp`, with the other set already held for that stamp.
     package func store(_ sets: Sets, of user: Int64, at stamp: Stamp) {
-        entries.withLock { entries in
+        held.withLock { held in
             var merged = sets
-            if let held = entries[user], held.stamp == stamp {
-                merged.meetings = merged.meetings ?? held.sets.meetings
-                merged.recordings = merged.recordings ?? held.sets.recordings
+            if let entry = held.entries[user], entry.stamp == stamp {
+                merged.meetings = merged.meetings ?? entry.sets.meetings
+                merged.recordings = merged.recordings ?? entry.sets.recordings
             }
-            if entries[user] == nil, entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[user] = Entry(stamp: stamp, sets: merged)
+            if let replaced = held.entries.removeValue(forKey: user) { held.words -= Self.words(of: replaced.sets) }
+            let words = Self.words(of: merged)
+            guard words <= Self.wordLimit else { return }
+            if held.entries.count >= Self.capacity || held.words + words > Self.wordLimit { held = Held() }
+            held.entries[user] = Entry(stamp: stamp, sets: merged)
+            held.words += words
         }
+    }
+
+    private static func words(of sets: Sets) -> Int {
+        2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0)
     }
 }
