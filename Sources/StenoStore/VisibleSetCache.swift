@@ -18,10 +18,14 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
     package struct Sets: Sendable {
         package var meetings: [MeetingKey]?
         package var recordings: [Int64]?
+        /// Both sets as the catalog's statements take a list of ids (SQLite: JSON arrays), for
+        /// searches, which test every hit against the whole sets.
+        package var lists: (meetings: String, recordings: String)?
 
-        package init(meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil) {
+        package init(meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil, lists: (meetings: String, recordings: String)? = nil) {
             self.meetings = meetings
             self.recordings = recordings
+            self.lists = lists
         }
     }
 
@@ -60,6 +64,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
             if let entry = held.entries[user], entry.stamp == stamp {
                 merged.meetings = merged.meetings ?? entry.sets.meetings
                 merged.recordings = merged.recordings ?? entry.sets.recordings
+                merged.lists = merged.lists ?? entry.sets.lists
             }
             if let replaced = held.entries.removeValue(forKey: user) { held.words -= Self.words(of: replaced.sets) }
             let words = Self.words(of: merged)
@@ -71,6 +76,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
     }
 
     private static func words(of sets: Sets) -> Int {
-        2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0)
+        let listBytes = (sets.lists?.meetings.utf8.count ?? 0) + (sets.lists?.recordings.utf8.count ?? 0)
+        return 2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0) + listBytes / 8
     }
 }

@@ -42,10 +42,13 @@ extension SQLiteCatalog {
         // The rows walked, and the columns of their order.
         var source = "meetings m"
         var start = "m.starts_at", id = "m.id"
-        if query.visibleTo != nil {
-            // A member's meetings are read by id from the list (CROSS JOIN keeps it first): with
-            // the order and LIMIT, SQLite would rather walk every meeting by start testing each.
-            source = "json_each(:visible) visible CROSS JOIN meetings m ON m.id = visible.value"
+        let member = query.visibleTo != nil
+        if member {
+            // A member's meetings are the ids given, in the order given (their held set's,
+            // narrowed to the range and position already): no meeting row is read unless a
+            // condition needs it (a title), where looking up every candidate's row to sort
+            // them cost more than the rest of the page.
+            source = "(SELECT value AS id, key, (SELECT title FROM meetings WHERE id = value) AS title FROM json_each(:visible)) m"
             arguments["visible"] = jsonArray(visible)
             if let email = query.withEmail {
                 conditions.append("EXISTS (SELECT 1 FROM meeting_people p WHERE p.meeting_id = m.id AND p.email = :email)")
@@ -58,15 +61,15 @@ extension SQLiteCatalog {
             conditions.append("p.email = :email")
             arguments["email"] = email
         }
-        if let from = query.from {
+        if let from = query.from, !member {
             conditions.append("\(start) >= :from")
             arguments["from"] = milliseconds(from)
         }
-        if let to = query.to {
+        if let to = query.to, !member {
             conditions.append("\(start) < :to")
             arguments["to"] = milliseconds(to)
         }
-        if let after = query.after {
+        if let after = query.after, !member {
             arguments["afterID"] = after.id
             // Meetings without a start come first (ascending) or last (newest first).
             switch (after.startMilliseconds, query.newestFirst) {
@@ -121,7 +124,7 @@ extension SQLiteCatalog {
         arguments["offset"] = query.offset
         let sql = """
             SELECT m.id FROM \(source) \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
-            ORDER BY \(query.newestFirst ? "\(start) DESC, \(id) DESC" : "\(start), \(id)") LIMIT :limit OFFSET :offset
+            ORDER BY \(member ? "m.key" : query.newestFirst ? "\(start) DESC, \(id) DESC" : "\(start), \(id)") LIMIT :limit OFFSET :offset
             """
         return (sql, StatementArguments(arguments))
     }
@@ -214,10 +217,7 @@ extension SQLiteCatalog {
             // A member's hits are among their visible meetings and recordings, held by id.
             var visibleMeetings = "[]"
             var visibleRecordings = "[]"
-            if let userID {
-                visibleMeetings = Self.jsonArray(try visibleMeetingKeys(db, of: userID, generation: generation).lazy.map(\.id))
-                visibleRecordings = Self.jsonArray(try visibleRecordingIDs(db, of: userID, generation: generation))
-            }
+            if let userID { (visibleMeetings, visibleRecordings) = try visibleIDLists(db, of: userID, generation: generation) }
             // Ranked among the newest matches only: bm25 over every match of a word found in a
             // million meetings took seconds. Up to `candidates` matches, that is all of them.
             let meetings = try Row.fetchAll(

@@ -36,4 +36,15 @@ extension SQLiteCatalog {
         visibleSets.store(.init(recordings: ids), of: user, at: generation)
         return ids
     }
+
+    /// `user`'s visible meetings and recordings as JSON arrays of ids, as held for
+    /// `generation` or made now from the sets (read in `db` if need be).
+    func visibleIDLists(_ db: Database, of user: Int64, generation: UInt64) throws -> (meetings: String, recordings: String) {
+        if let lists = visibleSets.sets(of: user, at: generation)?.lists { return lists }
+        let lists = (
+            meetings: Self.jsonArray(try visibleMeetingKeys(db, of: user, generation: generation).lazy.map(\.id)),
+            recordings: Self.jsonArray(try visibleRecordingIDs(db, of: user, generation: generation)))
+        visibleSets.store(.init(lists: lists), of: user, at: generation)
+        return lists
+    }
 }
