@@ -37,21 +37,23 @@ extension PostgresCatalog: MeetingStore {
     /// address's meetings gathered into a set cost every page 20,000 ids). Only the query's own
     /// conditions are written, so the planner sees each as a join or an index range rather
     /// than a test on every meeting. For a member (`query.visibleTo`), only meetings of
-    /// `visible` (some of theirs, in listing order) are listed, read by primary key: the
-    /// statement never reads the visible set itself.
+    /// `visible` (some of theirs, in listing order) are listed, in that order: the statement
+    /// never reads the visible set itself.
     static func meetingListing(_ query: MeetingQuery, among visible: [Int64] = []) -> PostgresQuery {
         var values = NumberedValues()
         var conditions = ["true"]
         // The rows walked, and the columns of their order.
         var source = "meetings m"
         var start = "m.starts_at", id = "m.id"
-        if query.visibleTo != nil {
-            // A member's meetings are read by primary key, one per id (the lateral subquery, kept
-            // apart by `OFFSET 0`, cannot be turned into a join), then sorted: asked for the order
-            // and a LIMIT, the planner would rather walk every meeting by start testing each.
+        let member = query.visibleTo != nil
+        if member {
+            // A member's meetings are the ids given, in the order given (their held set's,
+            // narrowed to the range and position already): no meeting row is read unless a
+            // condition needs it (a title). Joined to the meetings to sort them, the planner
+            // would rather walk every meeting by start testing each against the ids.
             source = """
-                unnest(\(values.bind(visible, as: "bigint[]"))) AS visible(id)
-                CROSS JOIN LATERAL (SELECT * FROM meetings m WHERE m.id = visible.id OFFSET 0) m
+                (SELECT v.id, v.key, (SELECT title FROM meetings WHERE id = v.id) AS title
+                 FROM unnest(\(values.bind(visible, as: "bigint[]"))) WITH ORDINALITY AS v(id, key)) m
                 """
             if let email = query.withEmail {
                 conditions.append(
@@ -62,9 +64,9 @@ extension PostgresCatalog: MeetingStore {
             (start, id) = ("p.starts_at", "p.meeting_id")
             conditions.append("p.email = \(values.bind(email, as: "citext"))")
         }
-        if let from = query.from { conditions.append("\(start) >= \(values.bind(milliseconds(from), as: "bigint"))") }
-        if let to = query.to { conditions.append("\(start) < \(values.bind(milliseconds(to), as: "bigint"))") }
-        if let after = query.after {
+        if let from = query.from, !member { conditions.append("\(start) >= \(values.bind(milliseconds(from), as: "bigint"))") }
+        if let to = query.to, !member { conditions.append("\(start) < \(values.bind(milliseconds(to), as: "bigint"))") }
+        if let after = query.after, !member {
             let afterID = values.bind(after.id, as: "bigint")
             // Meetings without a start come first (ascending) or last (newest first).
             switch (after.startMilliseconds.map { values.bind($0, as: "bigint") }, query.newestFirst) {
@@ -90,7 +92,7 @@ extension PostgresCatalog: MeetingStore {
         return values.query(
             """
             SELECT m.id FROM \(source) WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(query.newestFirst ? "\(start) DESC NULLS LAST, \(id) DESC" : "\(start) NULLS FIRST, \(id)") LIMIT \(limit) OFFSET \(offset)
+            ORDER BY \(member ? "m.key" : query.newestFirst ? "\(start) DESC NULLS LAST, \(id) DESC" : "\(start) NULLS FIRST, \(id)") LIMIT \(limit) OFFSET \(offset)
             """)
     }
 

@@ -18,9 +18,9 @@ package struct MeetingKey: Sendable, Comparable {
 }
 
 /// What a member's page reads of their held visible set (``VisibleSetCache``): the ids its
-/// range and position leave, in its order, asked of the catalog a chunk at a time. SQLite's
-/// statement takes the range, the position and the order from here and tests the other
-/// conditions; PostgreSQL's tests them all again.
+/// range and position leave, in its order, asked of the catalog a chunk at a time. Both
+/// catalogs' statements take the range, the position and the order from here and test the
+/// other conditions on the ids given.
 package enum MemberPageCandidates {
     /// The meetings of `keys` (ascending listing order) that `query`'s range and position
     /// leave, in the query's order.
