@@ -80,6 +80,8 @@ struct ListingPlanTests {
             ("newest first after", MeetingQuery(withEmail: "bob@example.com", newestFirst: true, after: position)),
             ("range", MeetingQuery(from: Self.june, to: Self.june.addingTimeInterval(7 * 86_400), withEmail: "bob@example.com")),
             ("filters", MeetingQuery(withEmail: "bob@example.com", titleContains: "review", recorded: true, hideGone: true, newestFirst: true)),
+            // What `steno meetings --with bob@example.com` sends: one address among `withAny`.
+            ("one address as steno sends it", MeetingQuery(newestFirst: true, withAny: [.email("bob@example.com")])),
         ]
         let plans = try await catalog.writer.read { db in
             try queries.map { name, query in

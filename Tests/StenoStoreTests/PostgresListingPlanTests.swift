@@ -72,6 +72,8 @@ struct PostgresListingPlanTests {
             ("newest first", MeetingQuery(withEmail: "bob@example.com", hideGone: true, newestFirst: true)),
             ("earliest first", MeetingQuery(withEmail: "bob@example.com", hideGone: true)),
             ("titles newest first", MeetingQuery(withEmail: "bob@example.com", titleContains: "review", hideGone: true, newestFirst: true)),
+            // What `steno meetings --with bob@example.com` sends: one address among `withAny`.
+            ("one address as steno sends it", MeetingQuery(hideGone: true, newestFirst: true, withAny: [.email("bob@example.com")])),
         ]
         for (name, query) in pages {
             let plan = try await Self.plan(catalog, PostgresCatalog.meetingListing(query))

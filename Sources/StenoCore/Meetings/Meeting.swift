@@ -116,12 +116,20 @@ public struct MeetingQuery: Sendable, Hashable {
         visibleTo: Int64? = nil, hideGone: Bool = false, newestFirst: Bool = false, offset: Int = 0, after: MeetingPosition? = nil,
         limit: Int = 100, withAny: [AttendeeMatch] = []
     ) {
-        self.withAny = withAny
+        // One whole address among the matches is the same question as `withEmail`, which the
+        // catalogs answer by walking that address's meetings in start order (`steno meetings
+        // --with ADDRESS` sends it as a match).
+        if withEmail == nil, withAny.count == 1, case .email(let email) = withAny[0] {
+            self.withAny = []
+            self.withEmail = email
+        } else {
+            self.withAny = withAny
+            self.withEmail = withEmail
+        }
         self.hideGone = hideGone
         self.newestFirst = newestFirst
         self.from = from
         self.to = to
-        self.withEmail = withEmail
         self.titleContains = titleContains
         self.recorded = recorded
         self.visibleTo = visibleTo
