@@ -22,7 +22,8 @@ extension SQLiteCatalog {
                 }
                 ids = Array(found.dropFirst(query.offset).prefix(query.limit))
             } else {
-                let (sql, arguments) = Self.meetingListing(query)
+                let titleCandidates = try Self.titleCandidates(db, containing: query.titleContains, pageSize: query.limit)
+                let (sql, arguments) = Self.meetingListing(query, titleCandidates: titleCandidates)
                 ids = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
             }
             let summaries = try Self.meetingSummaries(db, ids: ids)
@@ -35,8 +36,11 @@ extension SQLiteCatalog {
     /// `meeting_people` (one walk in the listing's order, where the address's meetings gathered
     /// into a set cost every page 20,000 ids). For a member (`query.visibleTo`), only meetings
     /// of `visible` (some of theirs, in listing order) are listed, read by id: the statement
-    /// never reads the visible set itself.
-    static func meetingListing(_ query: MeetingQuery, among visible: [Int64] = []) -> (sql: String, arguments: StatementArguments) {
+    /// never reads the visible set itself. `titleCandidates` (see ``titleCandidates(_:containing:pageSize:)``)
+    /// reads `--title`'s meetings through the titles' trigrams.
+    static func meetingListing(
+        _ query: MeetingQuery, among visible: [Int64] = [], titleCandidates: String? = nil
+    ) -> (sql: String, arguments: StatementArguments) {
         var conditions: [String] = []
         var arguments: [String: (any DatabaseValueConvertible)?] = [:]
         // The rows walked, and the columns of their order.
@@ -115,6 +119,10 @@ extension SQLiteCatalog {
         if let title = query.titleContains {
             conditions.append("m.title LIKE :title ESCAPE '\\'")
             arguments["title"] = likePattern(containing: title)
+            if let titleCandidates {
+                conditions.append("m.id IN (SELECT rowid FROM meeting_titles WHERE meeting_titles MATCH :titleCandidates)")
+                arguments["titleCandidates"] = titleCandidates
+            }
         }
         if let recorded = query.recorded {
             conditions.append(
