@@ -4,10 +4,6 @@
 -- External content: the titles stay in `meetings`, kept in step by triggers.
 CREATE VIRTUAL TABLE meeting_titles USING fts5(title, content = 'meetings', content_rowid = 'id', tokenize = 'trigram');
 
--- How many titles hold each trigram: a listing reads the rarest trigram of its text here to
--- choose between the index and walking the meetings in order.
-CREATE VIRTUAL TABLE meeting_title_trigrams USING fts5vocab(meeting_titles, row);
-
 CREATE TRIGGER meetings_titles_insert AFTER INSERT ON meetings BEGIN
     INSERT INTO meeting_titles (rowid, title) VALUES (new.id, new.title);
 END;

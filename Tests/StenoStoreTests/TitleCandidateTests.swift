@@ -44,7 +44,7 @@ struct TitleCandidateTests {
     }
 
     static func listed(_ catalog: SQLiteCatalog, _ text: String, member: Int64? = nil) async throws -> [Int64] {
-        try await catalog.meetings(MeetingQuery(titleContains: text, limit: 1000)).map(\.id)
+        try await catalog.meetings(MeetingQuery(titleContains: text, limit: 10_000)).map(\.id)
     }
 
     @Test func theIndexFindsWhatLikeFinds() async throws {
@@ -53,7 +53,7 @@ struct TitleCandidateTests {
         var throughIndex = 0
         for text in Self.texts {
             #expect(try await Self.listed(catalog, text) == (try await Self.likeEveryTitle(catalog, text)), "\(text)")
-            if try await catalog.writer.read({ db in try SQLiteCatalog.titleCandidates(db, containing: text, pageSize: 1000) }) != nil {
+            if try await catalog.writer.read({ db in try SQLiteCatalog.titleCandidates(db, containing: text) }) != nil {
                 throughIndex += 1
             }
         }
@@ -76,28 +76,29 @@ struct TitleCandidateTests {
         #expect(try await Self.listed(catalog, "weekly").count == 1)
     }
 
-    /// A text whose rarest trigram is common walks the meetings in order (a page meets its
-    /// matches soon); a rare one reads the index, and its plan scans no table.
+    /// A text each of whose trigrams more than ``SQLiteCatalog/titleCandidateLimit`` titles hold
+    /// walks the meetings in order (a page meets its matches soon); a rare one reads the index,
+    /// and its plan scans no table.
     @Test func onlyARareTextReadsTheIndex() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await Self.catalog(temporary)
         try await catalog.writer.write { db in
-            for index in 0..<400 {
+            for index in 0...SQLiteCatalog.titleCandidateLimit {
                 try db.execute(
                     sql: "INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, 0, 0)",
                     arguments: ["filler\(index)", "Sync \(index)", 1_790_000_000_000 + Int64(index), 1_790_000_000_001 + Int64(index)])
             }
         }
         try await catalog.writer.read { db in
-            #expect(try SQLiteCatalog.titleCandidates(db, containing: "sync", pageSize: 10) == nil)
-            let rare = try SQLiteCatalog.titleCandidates(db, containing: "standup", pageSize: 10)
+            #expect(try SQLiteCatalog.titleCandidates(db, containing: "sync") == nil)
+            let rare = try SQLiteCatalog.titleCandidates(db, containing: "standup")
             #expect(rare != nil)
             let (sql, arguments) = SQLiteCatalog.meetingListing(MeetingQuery(titleContains: "standup", limit: 10), titleCandidates: rare)
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             #expect(plan.contains { $0.contains("meeting_titles") }, "\(plan)")
             #expect(try ListingPlanTests.fullScans(db, sql, arguments) == [])
         }
-        #expect(try await Self.listed(catalog, "sync").count == 400)
+        #expect(try await Self.listed(catalog, "sync").count == SQLiteCatalog.titleCandidateLimit + 1)
         #expect(try await Self.listed(catalog, "standup") == (try await Self.likeEveryTitle(catalog, "standup")))
     }
 }

@@ -22,7 +22,7 @@ extension SQLiteCatalog {
                 }
                 ids = Array(found.dropFirst(query.offset).prefix(query.limit))
             } else {
-                let titleCandidates = try Self.titleCandidates(db, containing: query.titleContains, pageSize: query.limit)
+                let titleCandidates = try Self.titleCandidates(db, containing: query.titleContains)
                 let (sql, arguments) = Self.meetingListing(query, titleCandidates: titleCandidates)
                 ids = try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
             }
@@ -36,7 +36,7 @@ extension SQLiteCatalog {
     /// `meeting_people` (one walk in the listing's order, where the address's meetings gathered
     /// into a set cost every page 20,000 ids). For a member (`query.visibleTo`), only meetings
     /// of `visible` (some of theirs, in listing order) are listed, read by id: the statement
-    /// never reads the visible set itself. `titleCandidates` (see ``titleCandidates(_:containing:pageSize:)``)
+    /// never reads the visible set itself. `titleCandidates` (see ``titleCandidates(_:containing:)``)
     /// reads `--title`'s meetings through the titles' trigrams.
     static func meetingListing(
         _ query: MeetingQuery, among visible: [Int64] = [], titleCandidates: String? = nil

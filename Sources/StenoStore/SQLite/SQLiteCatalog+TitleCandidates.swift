@@ -11,25 +11,31 @@ import StenoCore
 /// are a superset, and the listing still tests each with the same `LIKE`: the answers are those
 /// of the walk.
 extension SQLiteCatalog {
+    /// At most this many candidates are read through the index: more, and a page walking the
+    /// meetings in order meets its matches soon enough.
+    static let titleCandidateLimit = 2_000
+    /// At most this many trigrams of a text are probed for one held by few titles.
+    static let titleTrigramProbes = 8
+
     /// The full-text expression whose matches in `meeting_titles` include every meeting whose
     /// title contains `text`, or nil when the listing should walk the meetings instead: a text
     /// under three characters (no trigram), one with letters beyond ASCII (`LIKE` compares those
-    /// exactly, the index folds them), or one common enough that a page meets its matches soon.
-    static func titleCandidates(_ db: Database, containing text: String?, pageSize: Int) throws -> String? {
+    /// exactly, the index folds them), or one none of whose probed trigrams is held by at most
+    /// ``titleCandidateLimit`` titles. Each probe stops counting past the limit, so a common
+    /// text costs a few bounded index reads, not a count of every title holding a trigram.
+    static func titleCandidates(_ db: Database, containing text: String?) throws -> String? {
         guard let trigrams = titleTrigrams(text) else { return nil }
-        let counts = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT term, doc FROM meeting_title_trigrams WHERE term IN (SELECT value FROM json_each(?))"),
-            arguments: [jsonArray(trigrams)])
-        let found = Dictionary(counts.map { ($0[0] as String, $0[1] as Int) }, uniquingKeysWith: max)
-        // A trigram no title holds: no title holds the text, and the index answers at once.
-        guard let rarest = trigrams.min(by: { found[$0, default: 0] < found[$1, default: 0] }) else { return nil }
-        let candidates = found[rarest, default: 0]
-        // A page walking the meetings tests about pageSize × meetings ÷ matches titles; through
-        // the index it reads and sorts every candidate. The rarest trigram's count bounds the
-        // matches from above, so a walk is chosen only when it surely finds the page soon.
-        let meetings = try Int.fetchOne(db, sql: "SELECT max(id) FROM meetings") ?? 0
-        guard candidates * candidates <= max(1, pageSize) * meetings else { return nil }
-        return "\"" + rarest.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Spread over the text: neighbouring trigrams tend to be as common as each other.
+        let step = max(1, trigrams.count / titleTrigramProbes)
+        let probed = stride(from: 0, to: trigrams.count, by: step).prefix(titleTrigramProbes).map { trigrams[$0] }
+        let statement = try db.cachedStatement(
+            sql: "SELECT count(*) FROM (SELECT 1 FROM meeting_titles WHERE meeting_titles MATCH ? LIMIT ?)")
+        for trigram in probed {
+            let phrase = "\"" + trigram.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let held = try Int.fetchOne(statement, arguments: [phrase, titleCandidateLimit + 1]) ?? 0
+            if held <= titleCandidateLimit { return phrase }
+        }
+        return nil
     }
 
     /// The distinct trigrams of `text` as the index folds them (ASCII lowercased), or nil when
