@@ -218,7 +218,11 @@ extension SQLiteCatalog {
     }
 
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
-        guard let match = try Self.searchTerms(text)?.matchExpression else { return [] }
+        guard let terms = try Self.searchTerms(text) else { return [] }
+        let match = terms.matchExpression
+        // One word ranks as bm25 without the inverse document frequency bm25 counts by walking
+        // every row holding the word (the same order: that factor is the same for every row).
+        let oneWord = terms.words.count == 1
         let candidates = SearchHit.rankedAmongNewest
         let generation = visibleSetsGeneration
         return try await writer.read { db in
@@ -229,7 +233,7 @@ extension SQLiteCatalog {
             // Ranked among the newest matches only: bm25 over every match of a word found in a
             // million meetings took seconds. Up to `candidates` matches, that is all of them.
             let meetings = try Row.fetchAll(
-                db.cachedStatement(sql: Self.meetingSearch(forMember: userID != nil)),
+                db.cachedStatement(sql: Self.meetingSearch(forMember: userID != nil, oneWord: oneWord)),
                 arguments: ["match": match, "visible": visibleMeetings, "limit": offset + limit, "candidates": candidates]
             ).map {
                 SearchHit(kind: "meeting", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
@@ -237,7 +241,7 @@ extension SQLiteCatalog {
                           rankedAmongNewest: ($0["matches"] as Int) >= candidates ? candidates : nil)
             }
             let recordings = try Row.fetchAll(
-                db.cachedStatement(sql: Self.recordingSearch(forMember: userID != nil)),
+                db.cachedStatement(sql: Self.recordingSearch(forMember: userID != nil, oneWord: oneWord)),
                 arguments: ["match": match, "visible": visibleRecordings, "limit": offset + limit, "candidates": candidates]
             ).map {
                 SearchHit(kind: "recording", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
@@ -251,11 +255,13 @@ extension SQLiteCatalog {
 
     /// The statement of a search's meeting hits: the newest `:candidates` matches (for a member,
     /// among the ids of the JSON array `:visible`), ranked, the first `:limit`, with how many
-    /// candidates there were.
-    static func meetingSearch(forMember: Bool) -> String {
+    /// candidates there were; a search of `oneWord` ranks with `steno_term_rank`, bm25's order
+    /// for one phrase.
+    static func meetingSearch(forMember: Bool, oneWord: Bool = false) -> String {
         """
         SELECT id, title, starts_at, snippet, count(*) OVER () AS matches FROM (
-            SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet, meeting_search.rank AS rank
+            SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet,
+                \(oneWord ? "steno_term_rank(meeting_search)" : "meeting_search.rank") AS rank
             FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
             WHERE meeting_search MATCH :match \(forMember ? "AND +meeting_search.rowid IN (SELECT value FROM json_each(:visible))" : "")
             ORDER BY meeting_search.rowid DESC LIMIT :candidates)
@@ -263,12 +269,13 @@ extension SQLiteCatalog {
         """
     }
 
-    /// The statement of a search's recording hits, as ``meetingSearch(forMember:)``.
-    static func recordingSearch(forMember: Bool) -> String {
+    /// The statement of a search's recording hits, as ``meetingSearch(forMember:oneWord:)``.
+    static func recordingSearch(forMember: Bool, oneWord: Bool = false) -> String {
         """
         SELECT id, title, recorded_at, snippet, count(*) OVER () AS matches FROM (
             SELECT r.id, coalesce(r.title, recording_search.path, '') AS title, r.recorded_at,
-                snippet(recording_search, -1, '[', ']', '…', 8) AS snippet, recording_search.rank AS rank
+                snippet(recording_search, -1, '[', ']', '…', 8) AS snippet,
+                \(oneWord ? "steno_term_rank(recording_search)" : "recording_search.rank") AS rank
             FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
             WHERE recording_search MATCH :match \(forMember ? "AND +recording_search.rowid IN (SELECT value FROM json_each(:visible))" : "")
             ORDER BY recording_search.rowid DESC LIMIT :candidates)

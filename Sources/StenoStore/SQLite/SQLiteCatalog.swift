@@ -41,6 +41,11 @@ public struct SQLiteCatalog: CatalogStore {
             // Batch writes stage their rows in small temporary tables: keep them off the disk.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             db.add(function: NameFolding.function)
+            // Searches of one word rank with it (see SQLiteCatalog+Meetings.swift's search).
+            let registered = steno_sqlite_register_term_rank(UnsafeMutableRawPointer(db.sqliteConnection))
+            guard registered == 0 else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: registered), message: "cannot register the search ranking function")
+            }
         }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
