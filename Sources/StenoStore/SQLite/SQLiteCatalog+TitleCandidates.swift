@@ -15,7 +15,7 @@ extension SQLiteCatalog {
     /// meetings in order meets its matches soon enough.
     static let titleCandidateLimit = 2_000
     /// At most this many trigrams of a text are probed for one held by few titles.
-    static let titleTrigramProbes = 8
+    static let titleTrigramProbes = 4
 
     /// The full-text expression whose matches in `meeting_titles` include every meeting whose
     /// title contains `text`, or nil when the listing should walk the meetings instead: a text
@@ -25,9 +25,11 @@ extension SQLiteCatalog {
     /// text costs a few bounded index reads, not a count of every title holding a trigram.
     static func titleCandidates(_ db: Database, containing text: String?) throws -> String? {
         guard let trigrams = titleTrigrams(text) else { return nil }
-        // Spread over the text: neighbouring trigrams tend to be as common as each other.
-        let step = max(1, trigrams.count / titleTrigramProbes)
-        let probed = stride(from: 0, to: trigrams.count, by: step).prefix(titleTrigramProbes).map { trigrams[$0] }
+        // Those made of letters common in titles last: a digit or a rare letter finds a trigram
+        // few titles hold in fewer probes (each probe of a common one reads the limit's postings).
+        let probed = trigrams.enumerated()
+            .sorted { (commonLetters($0.element), $0.offset) < (commonLetters($1.element), $1.offset) }
+            .prefix(titleTrigramProbes).map(\.element)
         let statement = try db.cachedStatement(
             sql: "SELECT count(*) FROM (SELECT 1 FROM meeting_titles WHERE meeting_titles MATCH ? LIMIT ?)")
         for trigram in probed {
@@ -36,6 +38,11 @@ extension SQLiteCatalog {
             if held <= titleCandidateLimit { return phrase }
         }
         return nil
+    }
+
+    /// How many of a trigram's characters are among the most frequent letters of English text.
+    private static func commonLetters(_ trigram: String) -> Int {
+        trigram.unicodeScalars.filter { "etaoinshrdlcu ".unicodeScalars.contains($0) }.count
     }
 
     /// The distinct trigrams of `text` as the index folds them (ASCII lowercased), or nil when
