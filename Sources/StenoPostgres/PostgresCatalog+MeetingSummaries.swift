@@ -10,7 +10,15 @@ import StenoStore
 extension PostgresCatalog {
     /// The summaries of the meetings that exist among `ids`.
     static func meetingSummaries(_ tx: PostgresTransaction, ids: [Int64]) async throws -> [Int64: MeetingSummary] {
-        guard !ids.isEmpty else { return [:] }
+        try await summariesAndAttendees(tx, ids: ids).summaries
+    }
+
+    /// The summaries of the meetings that exist among `ids`, and their distinct attendees (read
+    /// with the same events: `meetings show` needs both, and each query is a round trip).
+    static func summariesAndAttendees(
+        _ tx: PostgresTransaction, ids: [Int64]
+    ) async throws -> (summaries: [Int64: MeetingSummary], attendees: [Int64: [Attendee]]) {
+        guard !ids.isEmpty else { return ([:], [:]) }
         let fold = try await meetingEvents(tx, ids: ids)
         var recordings: [Int64: [Int64]] = [:]
         for row in try await tx.rows(
@@ -27,7 +35,7 @@ extension PostgresCatalog {
                 id: id, title: title, start: start.map(date(milliseconds:)), end: end.map(date(milliseconds:)),
                 recordings: recordings[id].map { $0.count > 1 ? $0.sorted() : $0 } ?? [], attendees: attendees[id] ?? [])
         }
-        return summaries
+        return (summaries, attendees)
     }
 
     /// The events of the meetings among `ids`, each live one's row repeated with each of its
@@ -82,10 +90,5 @@ extension PostgresCatalog {
             }
         }
         return attendees.mapValues(SQLiteCatalog.distinctAttendees)
-    }
-
-    /// Attendees by meeting among `ids` (see ``meetingAttendees(_:ids:fold:)``).
-    static func meetingAttendees(_ tx: PostgresTransaction, ids: [Int64]) async throws -> [Int64: [Attendee]] {
-        try await meetingAttendees(tx, ids: ids, fold: meetingEvents(tx, ids: ids))
     }
 }

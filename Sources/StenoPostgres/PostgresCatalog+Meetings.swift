@@ -136,8 +136,10 @@ extension PostgresCatalog: MeetingStore {
             guard
                 try await tx.row(
                     .numbered("SELECT 1 FROM meetings m WHERE m.id = $2 AND \(SQLiteCatalog.meetingVisible(to: "$1::bigint"))", [userID, id])
-                ) != nil, let summary = try await Self.meetingSummaries(tx, ids: [id])[id]
+                ) != nil
             else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
+            let meeting = try await Self.summariesAndAttendees(tx, ids: [id])
+            guard let summary = meeting.summaries[id] else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
             let recordings = try await tx.rows(
                 """
                 SELECT r.id, r.title, r.recorded_at, r.duration, u.name::text, l.state, l.method, l.score
@@ -151,7 +153,7 @@ extension PostgresCatalog: MeetingStore {
                     id: id, title: title, recordedAt: recordedAt.map(Self.date(milliseconds:)), duration: duration, owner: owner,
                     state: LinkState(rawValue: state) ?? .linked, method: method.flatMap(LinkMethod.init(rawValue:)), score: score)
             }
-            return MeetingDetail(meeting: summary, attendees: try await Self.meetingAttendees(tx, ids: [id])[id] ?? [], recordings: recordings)
+            return MeetingDetail(meeting: summary, attendees: meeting.attendees[id] ?? [], recordings: recordings)
         }
     }
 

@@ -20,7 +20,7 @@ struct SummaryPlanTests {
             }
             defer { db.trace(options: []) { _ in } }
             _ = try SQLiteCatalog.meetingSummaries(db, ids: [1, 2])
-            _ = try SQLiteCatalog.meetingAttendees(db, id: 1)
+            _ = try? SQLiteCatalog.meetingSummaryAndAttendees(db, id: 1)
         }
         return statements.all
     }

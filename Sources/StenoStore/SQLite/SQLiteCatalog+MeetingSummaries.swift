@@ -8,7 +8,15 @@ import StenoCore
 extension SQLiteCatalog {
     /// The summaries of the meetings that exist among `ids`.
     static func meetingSummaries(_ db: Database, ids: [Int64]) throws -> [Int64: MeetingSummary] {
-        guard !ids.isEmpty else { return [:] }
+        try summariesAndAttendees(db, ids: ids).summaries
+    }
+
+    /// The summaries of the meetings that exist among `ids`, and their distinct attendees (read
+    /// with the same events: `meetings show` needs both).
+    static func summariesAndAttendees(
+        _ db: Database, ids: [Int64]
+    ) throws -> (summaries: [Int64: MeetingSummary], attendees: [Int64: [Attendee]]) {
+        guard !ids.isEmpty else { return ([:], [:]) }
         let idList = jsonArray(ids)
         let fold = try meetingEvents(db, idList: idList)
         // Unsorted: a meeting's few recordings are sorted below (sorting every link row of a
@@ -34,7 +42,7 @@ extension SQLiteCatalog {
                 id: id, title: row[1], start: (row[2] as Int64?).map(date(milliseconds:)), end: (row[3] as Int64?).map(date(milliseconds:)),
                 recordings: recordings[id].map { $0.count > 1 ? $0.sorted() : $0 } ?? [], attendees: attendees[id] ?? [])
         }
-        return summaries
+        return (summaries, attendees)
     }
 
     /// The events of the meetings in `idList` (a JSON array), each live one's row repeated with
@@ -78,10 +86,11 @@ extension SQLiteCatalog {
         return text
     }
 
-    /// One meeting's summary; `.notFound` when there is no such meeting.
-    static func meetingSummary(_ db: Database, id: Int64) throws -> MeetingSummary {
-        guard let summary = try meetingSummaries(db, ids: [id])[id] else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
-        return summary
+    /// One meeting's summary and attendees; `.notFound` when there is no such meeting.
+    static func meetingSummaryAndAttendees(_ db: Database, id: Int64) throws -> (summary: MeetingSummary, attendees: [Attendee]) {
+        let meeting = try summariesAndAttendees(db, ids: [id])
+        guard let summary = meeting.summaries[id] else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
+        return (summary, meeting.attendees[id] ?? [])
     }
 
     /// Attendees by meeting from the live events, each event's organizer first (one per
@@ -106,10 +115,5 @@ extension SQLiteCatalog {
             while let row = try cached.next() { attendees[row[0], default: []].append(attendee(row, from: 1)) }
         }
         return attendees.mapValues(distinctAttendees)
-    }
-
-    /// One meeting's attendees (see ``meetingAttendees(_:ids:fold:)``).
-    static func meetingAttendees(_ db: Database, id: Int64) throws -> [Attendee] {
-        try meetingAttendees(db, ids: [id], fold: meetingEvents(db, idList: jsonArray([id])))[id] ?? []
     }
 }

@@ -139,18 +139,20 @@ extension SQLiteCatalog {
 
     public func meeting(id: Int64, visibleTo userID: Int64?) async throws -> MeetingDetail {
         try await writer.read { db in
+            // Cached statements: preparing one (and GRDB's authorizer reading its tables) cost
+            // more than running it for one meeting.
             let visible = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM meetings m WHERE m.id = :id AND \(Self.meetingVisible(to: ":v"))",
+                db.cachedStatement(sql: "SELECT 1 FROM meetings m WHERE m.id = :id AND \(Self.meetingVisible(to: ":v"))"),
                 arguments: ["id": id, "v": userID]) ?? false
             guard visible else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
-            let summary = try Self.meetingSummary(db, id: id)
+            let (summary, attendees) = try Self.meetingSummaryAndAttendees(db, id: id)
             let recordings = try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(
+                    sql: """
                     SELECT r.id, r.title, r.recorded_at, r.duration, u.name AS owner_name, l.state, l.method, l.score
                     FROM links l JOIN recordings r ON r.id = l.recording_id LEFT JOIN users u ON u.id = r.owner_id
                     WHERE l.meeting_id = ? AND l.state IN ('linked', 'orphaned') ORDER BY r.recorded_at, r.id
-                    """,
+                    """),
                 arguments: [id]
             ).map { row in
                 MeetingRecording(
@@ -158,7 +160,7 @@ extension SQLiteCatalog {
                     duration: row["duration"], owner: row["owner_name"], state: LinkState(rawValue: row["state"]) ?? .linked,
                     method: (row["method"] as String?).flatMap(LinkMethod.init(rawValue:)), score: row["score"])
             }
-            return MeetingDetail(meeting: summary, attendees: try Self.meetingAttendees(db, id: id), recordings: recordings)
+            return MeetingDetail(meeting: summary, attendees: attendees, recordings: recordings)
         }
     }
 
