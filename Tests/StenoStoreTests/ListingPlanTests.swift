@@ -258,4 +258,38 @@ struct ListingPlanTests {
         #expect(reads.count == Self.meetingQueries.count + Self.recordingQueries.count + 1)
         for (name, lines) in reads { #expect(lines == [], "\(name)") }
     }
+
+    /// A member's `--with` page hands its statement only the held meetings of the address
+    /// when the address's rows are few beside the held set (walked in one index range,
+    /// covering), and the held meetings to test one by one when they are many: testing each of
+    /// a few thousand held meetings by key cost a page more than walking a small address.
+    @Test func aMembersWithPageReadsTheCheaperSide() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let f = try await MeetingFixture.make(catalog)
+        try await f.linkAll()
+        let generation = catalog.visibleSetsGeneration
+        let alicesOwn = try #require(f.meetings["q1"])
+        let focus = try #require(f.meetings["private"])
+        try await catalog.writer.read { db in
+            let plan = try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + SQLiteCatalog.addressMeetingsStatement, arguments: ["email": "bob@example.com", "limit": 9]
+            ).map { $0["detail"] as String }
+            #expect(plan == ["SEARCH meeting_people USING COVERING INDEX meeting_people_walk (email=?)"], "\(plan)")
+
+            // Alice holds four meetings; bob is on one of them (and on carol's 1:1).
+            let alices = try catalog.visibleMeetingKeys(db, of: f.alice, generation: generation)
+            #expect(alices.count == 4)
+            let bobs = try SQLiteCatalog.memberCandidates(db, alices, for: MeetingQuery(withEmail: "BOB@example.com", visibleTo: f.alice))
+            #expect(bobs.ids == [alicesOwn] && bobs.haveAddress)
+            let newestFirst = try SQLiteCatalog.memberCandidates(db, alices, for: MeetingQuery(withEmail: "alice@example.com", visibleTo: f.alice, newestFirst: true))
+            #expect(newestFirst.ids == MemberPageCandidates.meetings(alices, for: MeetingQuery(newestFirst: true)) && newestFirst.haveAddress)
+
+            // Dave holds one meeting; carol's two rows are more than one per held meeting.
+            let daves = try catalog.visibleMeetingKeys(db, of: f.dave, generation: generation)
+            let carols = try SQLiteCatalog.memberCandidates(
+                db, daves, for: MeetingQuery(withEmail: "carol@example.com", visibleTo: f.dave), addressRowsPerCandidate: 1)
+            #expect(carols.ids == [focus] && !carols.haveAddress)
+        }
+    }
 }

@@ -119,6 +119,41 @@ struct VisibleSetTests {
         await #expect(throws: StoreError.self) { _ = try await store.meeting(id: focus, visibleTo: f.dave) }
         #expect(try await Self.listed(store, as: f.dave).recordings == [f.daveRecording], "his own, whatever its link")
     }
+
+    /// A member's `--with` and `--title` pages (each read whichever side is cheaper: their held
+    /// meetings, or the address's rows), one meeting at a time in both orders, hold the whole
+    /// filtered listing's meetings that the member holds, in its order.
+    @Test(arguments: StoreBackend.available)
+    func aMembersWithAndTitlePagesAreTheFilteredListingsMeetingsTheyHold(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        try await f.linkAll()
+        let filters: [MeetingQuery] =
+            ["alice@example.com", "BOB@example.com", "carol@example.com", "zoe@external.example", "nobody@example.com"].map {
+                MeetingQuery(withEmail: $0)
+            } + ["Review", "focus", "1:1", "sync", "absent"].map { MeetingQuery(titleContains: $0) }
+        for viewer in [f.alice, f.bob, f.carol, f.dave, f.ada] {
+            let held = Set(try await store.meetings(MeetingQuery(visibleTo: viewer)).map(\.id))
+            for filter in filters {
+                for newestFirst in [false, true] {
+                    var query = filter
+                    query.newestFirst = newestFirst
+                    let expected = try await store.meetings(query).map(\.id).filter(held.contains)
+                    query.visibleTo = viewer
+                    #expect(try await store.meetings(query).map(\.id) == expected, "\(viewer) \(filter)")
+                    var paged: [Int64] = []
+                    query.limit = 1
+                    for _ in 0...expected.count {
+                        guard let meeting = try await store.meetings(query).first else { break }
+                        paged.append(meeting.id)
+                        query.after = MeetingPosition(meeting)
+                    }
+                    #expect(paged == expected, "\(viewer) \(filter) by page, newest first: \(newestFirst)")
+                }
+            }
+        }
+    }
 }
 
 extension Array {
