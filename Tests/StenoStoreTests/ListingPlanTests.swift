@@ -45,6 +45,16 @@ struct ListingPlanTests {
         }
     }
 
+    /// Each meeting listing's name beside the lines of its query plan.
+    static func meetingPlans(_ queries: [(String, MeetingQuery)], in catalog: SQLiteCatalog) async throws -> [(String, [String])] {
+        try await catalog.writer.read { db in
+            try queries.map { name, query in
+                let (sql, arguments) = SQLiteCatalog.meetingListing(query)
+                return (name, try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String })
+            }
+        }
+    }
+
     @Test func meetingListingsReadOnlyThroughIndexes() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
@@ -83,17 +93,32 @@ struct ListingPlanTests {
             // What `steno meetings --with bob@example.com` sends: one address among `withAny`.
             ("one address as steno sends it", MeetingQuery(newestFirst: true, withAny: [.email("bob@example.com")])),
         ]
-        let plans = try await catalog.writer.read { db in
-            try queries.map { name, query in
-                let (sql, arguments) = SQLiteCatalog.meetingListing(query)
-                return (name, try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String })
-            }
-        }
-        for (name, plan) in plans {
+        for (name, plan) in try await Self.meetingPlans(queries, in: catalog) {
             let shown = "\(name):\n" + plan.joined(separator: "\n")
             #expect(plan.first?.hasPrefix("SEARCH p USING COVERING INDEX meeting_people_walk (email=?") == true, "\(shown)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(shown)")
             #expect(!plan.contains { $0.contains("LIST SUBQUERY") || $0.contains("event_attendees") }, "\(shown)")
+        }
+    }
+
+    /// A `--title` page whose text many titles hold (no trigram candidates) walks the
+    /// meetings by start testing each title from the index itself: at a million meetings a
+    /// text held by one title in a hundred walks ten thousand rows for a page of a hundred,
+    /// and looking each row up in the table cost most of the page.
+    @Test func denseTitlePagesReadTitlesFromTheStartIndex() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let position = MeetingPosition(startMilliseconds: 1_780_272_000_000, id: 7)
+        let queries: [(String, MeetingQuery)] = [
+            ("first page", MeetingQuery(titleContains: "Meeting 42")),
+            ("newest first", MeetingQuery(titleContains: "Meeting 42", newestFirst: true)),
+            ("after", MeetingQuery(titleContains: "Meeting 42", after: position)),
+            ("range", MeetingQuery(from: Self.june, to: Self.june.addingTimeInterval(7 * 86_400), titleContains: "Meeting 42")),
+        ]
+        for (name, plan) in try await Self.meetingPlans(queries, in: catalog) {
+            let shown = "\(name):\n" + plan.joined(separator: "\n")
+            #expect(plan.first?.contains("m USING COVERING INDEX meetings_start") == true, "\(shown)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(shown)")
         }
     }
 
