@@ -224,6 +224,30 @@ struct ListingPlanTests {
         for (name, lines) in reads { #expect(lines == [], "\(name)") }
     }
 
+    /// An admin's recordings page first walks the ids just after its cursor: nothing sorted.
+    /// Through a filter's index (a range, an owner, a status), each page of an `--all` read
+    /// and sorted every id the filter matches to keep a thousand. The page's rest, after
+    /// that window, is still read through the indexes.
+    @Test func adminsRecordingPagesWalkIdsAfterTheCursorUnsorted() async throws {
+        let temporary = TemporaryCatalog()
+        let catalog = try await temporary.open()
+        let plans = try await catalog.writer.read { db in
+            var plans: [String: (window: [String], beyond: [String])] = [:]
+            for (name, query) in Self.recordingQueries {
+                let (sql, arguments) = SQLiteCatalog.recordingListing(query)
+                let window = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                let (beyondSQL, beyondArguments) = SQLiteCatalog.recordingListing(query, throughIndexes: true)
+                plans[name] = (window, try Self.fullScans(db, beyondSQL, beyondArguments))
+            }
+            return plans
+        }
+        #expect(plans.count == Self.recordingQueries.count)
+        for (name, plan) in plans {
+            #expect(!plan.window.contains { $0.contains("TEMP B-TREE") || $0.contains(" INDEX ") }, "\(name): \(plan.window)")
+            #expect(plan.beyond == [], "\(name) after the window")
+        }
+    }
+
     @Test func recordingAndLinkListingsReadOnlyThroughIndexes() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()

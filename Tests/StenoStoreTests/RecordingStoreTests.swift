@@ -120,4 +120,24 @@ struct RecordingStoreTests {
         #expect(failed.warnings.isEmpty)
         #expect(try await catalog.recordings(RecordingQuery(withWarnings: true)).isEmpty)
     }
+
+    /// Pages whose matches lie on both sides of a long run of others (past the ids an admin's
+    /// page walks before it asks the filters' indexes) hold the same recordings in id order.
+    @Test(arguments: StoreBackend.available) func pagesListMatchesAcrossLongRunsOfOthers(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
+        let bob = try await catalog.addUser(UserDraft(name: "bob"))
+        var ids: [Int64] = []
+        for number in 0..<30 {
+            let owner = [0, 12, 27, 28, 29].contains(number) ? bob.id : nil
+            ids.append(try await catalog.recordIngest(ingest("r\(number).wav", hash: "h\(number)", owner: owner)).id)
+        }
+        let bobs = [ids[0], ids[12], ids[27], ids[28], ids[29]]
+        #expect(try await catalog.recordings(RecordingQuery(ownerID: bob.id, limit: 2)).map(\.id) == Array(bobs.prefix(2)))
+        #expect(try await catalog.recordings(RecordingQuery(ownerID: bob.id, afterID: ids[12], limit: 1)).map(\.id) == [ids[27]])
+        // One match in the upper part of the walked ids, the next far after them.
+        #expect(try await catalog.recordings(RecordingQuery(ownerID: bob.id, afterID: ids[1], limit: 2)).map(\.id) == [ids[12], ids[27]])
+        #expect(try await catalog.recordings(RecordingQuery(ownerID: bob.id, limit: 10)).map(\.id) == bobs)
+        #expect(try await catalog.recordings(RecordingQuery(ownerID: bob.id, afterID: ids[28], limit: 3)).map(\.id) == [ids[29]])
+    }
 }
