@@ -14,9 +14,16 @@ extension PostgresCatalog: MeetingStore {
             var ids: [Int64] = []
             if let viewer = query.visibleTo {
                 // A member's page: their visible meetings in the range, a chunk at a time.
-                let keys = try await visibleMeetingKeys(tx, of: viewer, stamp: try await Self.snapshotStamp(tx))
-                var chunks = MemberPageCandidates.Chunks(MemberPageCandidates.meetings(keys, for: query), wanted: query.offset + query.limit)
-                var chunkQuery = query
+                let stamp = try await Self.snapshotStamp(tx)
+                let keys = try await visibleMeetingKeys(tx, of: viewer, stamp: stamp)
+                // `--with` and `--recorded` narrowed in memory by what is held with the set;
+                // `--title` stays the statement's (ILIKE folds letters as the server's locale does).
+                let holds = keys.count <= MemberPageCandidates.heldDetailsLimit
+                let people = holds && query.withEmail != nil ? try await heldMeetingPeople(tx, of: viewer, keys: keys, stamp: stamp) : nil
+                let recorded = holds && query.recorded != nil ? try await heldMeetingRecordings(tx, of: viewer, keys: keys, stamp: stamp) : nil
+                let candidates = MemberPageCandidates.narrowed(keys, for: query, people: people, recorded: recorded)
+                var chunks = MemberPageCandidates.Chunks(candidates.ids, wanted: query.offset + query.limit)
+                var chunkQuery = candidates.remaining(of: query)
                 chunkQuery.offset = 0
                 while let chunk = chunks.next(found: ids.count) {
                     chunkQuery.limit = chunk.wanted

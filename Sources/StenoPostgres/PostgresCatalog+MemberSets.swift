@@ -40,4 +40,33 @@ extension PostgresCatalog {
         visibleSets.store(.init(recordings: ids), of: user, at: stamp)
         return ids
     }
+
+    /// `user`'s held meetings `keys` by address, as held for `stamp` or indexed now in `tx` from
+    /// their rows of `meeting_people` (held with `keys`, which its positions point into).
+    /// Addresses fold as `citext` compares them.
+    func heldMeetingPeople(_ tx: PostgresTransaction, of user: Int64, keys: [MeetingKey], stamp: String) async throws -> HeldMeetingPeople {
+        try await visibleSets.detail(\.people, of: user, at: stamp, keys: keys) {
+            let rows = try await tx.rows(
+                PostgresQuery.numbered(
+                    "SELECT p.meeting_id, p.email::text FROM meeting_people p WHERE p.meeting_id = ANY($1::bigint[])", [keys.map(\.id)])
+            ).map { row in
+                let (meetingID, email) = try row.decode((Int64, String).self)
+                return (meetingID: meetingID, email: email)
+            }
+            return HeldMeetingPeople(keys: keys, rows: rows, fold: { $0.lowercased() })
+        }
+    }
+
+    /// Which of `user`'s held meetings `keys` have a recording, as held for `stamp` or read now
+    /// in `tx` (held with `keys`).
+    func heldMeetingRecordings(_ tx: PostgresTransaction, of user: Int64, keys: [MeetingKey], stamp: String) async throws -> HeldMeetingRecordings {
+        try await visibleSets.detail(\.recorded, of: user, at: stamp, keys: keys) {
+            let ids = try await tx.rows(
+                PostgresQuery.numbered(
+                    "SELECT l.meeting_id FROM links l WHERE l.meeting_id = ANY($1::bigint[]) AND l.state IN ('linked', 'orphaned')",
+                    [keys.map(\.id)])
+            ).map { try $0.decode(Int64.self) }
+            return HeldMeetingRecordings(keys: keys, recordedIDs: ids)
+        }
+    }
 }

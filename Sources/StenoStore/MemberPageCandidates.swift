@@ -25,6 +25,23 @@ package enum MemberPageCandidates {
     /// The meetings of `keys` (ascending listing order) that `query`'s range and position
     /// leave, in the query's order.
     package static func meetings(_ keys: [MeetingKey], for query: MeetingQuery) -> [Int64] {
+        let bounds = positions(keys, for: query)
+        let ids = keys[bounds].lazy.map(\.id)
+        return query.newestFirst ? Array(ids.reversed()) : Array(ids)
+    }
+
+    /// The meetings of `keys` at `held` (ascending positions in `keys`, e.g. a held address's
+    /// or title's meetings) that `query`'s range and position leave, in the query's order.
+    package static func meetings(_ keys: [MeetingKey], at held: [Int32], for query: MeetingQuery) -> [Int64] {
+        let bounds = positions(keys, for: query)
+        let lower = held.partitioningIndex { Int($0) >= bounds.lowerBound }
+        let upper = held.partitioningIndex { Int($0) >= bounds.upperBound }
+        let ids = held[lower..<max(lower, upper)].lazy.map { keys[Int($0)].id }
+        return query.newestFirst ? Array(ids.reversed()) : Array(ids)
+    }
+
+    /// The positions in `keys` (ascending listing order) that `query`'s range and position leave.
+    package static func positions(_ keys: [MeetingKey], for query: MeetingQuery) -> Range<Int> {
         var lower = keys.startIndex
         var upper = keys.endIndex
         func firstIndex(notBelow key: MeetingKey) -> Int { keys.partitioningIndex { !($0 < key) } }
@@ -44,13 +61,72 @@ package enum MemberPageCandidates {
                 lower = max(lower, keys.partitioningIndex { position < $0 })
             }
         }
-        guard lower < upper else { return [] }
-        let ids = keys[lower..<upper].lazy.map(\.id)
-        return query.newestFirst ? Array(ids.reversed()) : Array(ids)
+        return lower..<max(lower, upper)
     }
 
-    /// How many of an address's rows a member's `--with` page walks per held candidate before
-    /// it tests the candidates by key instead: a test by key is a lookup of its own, a walked
+    /// The ids a member's page hands its statement, in the listing's order, and which of the
+    /// query's conditions they already meet (the statement need not test those again).
+    package struct Narrowed: Sendable, Equatable {
+        package var ids: [Int64]
+        /// Every id concerns `query.withEmail`.
+        package var haveAddress = false
+        /// Every id's title contains `query.titleContains`.
+        package var haveTitle = false
+        /// Every id has a recording, or has none, as `query.recorded` asks.
+        package var haveRecorded = false
+
+        package init(ids: [Int64], haveAddress: Bool = false, haveTitle: Bool = false, haveRecorded: Bool = false) {
+            self.ids = ids
+            self.haveAddress = haveAddress
+            self.haveTitle = haveTitle
+            self.haveRecorded = haveRecorded
+        }
+
+        /// `query` with the conditions these ids already meet taken out.
+        package func remaining(of query: MeetingQuery) -> MeetingQuery {
+            var remaining = query
+            if haveAddress { remaining.withEmail = nil }
+            if haveTitle { remaining.titleContains = nil }
+            if haveRecorded { remaining.recorded = nil }
+            return remaining
+        }
+    }
+
+    /// The meetings of `keys` that `query`'s range and position leave, narrowed in memory by
+    /// what is held for the same keys (each when given): to those of `query.withEmail` through
+    /// `people`, those whose title holds `query.titleContains` through `titles`, and those with
+    /// or without a recording (`query.recorded`) through `recorded`; in the query's order.
+    package static func narrowed(
+        _ keys: [MeetingKey], for query: MeetingQuery, people: HeldMeetingPeople? = nil, titles: HeldMeetingTitles? = nil,
+        recorded: HeldMeetingRecordings? = nil
+    ) -> Narrowed {
+        let bounds = positions(keys, for: query)
+        var held: [Int32]?
+        func candidates() -> [Int] { held.map { $0.map(Int.init) } ?? Array(bounds) }
+        if let email = query.withEmail, let people {
+            held = people.positions(of: email).filter { bounds.contains(Int($0)) }
+        }
+        if let text = query.titleContains, let titles {
+            held = titles.positions(containing: text, among: candidates())
+        }
+        if let wanted = query.recorded, let recorded {
+            held = recorded.positions(wanted, among: candidates())
+        }
+        guard let held else { return Narrowed(ids: meetings(keys, for: query)) }
+        return Narrowed(
+            ids: meetings(keys, at: held, for: query), haveAddress: query.withEmail != nil && people != nil,
+            haveTitle: query.titleContains != nil && titles != nil, haveRecorded: query.recorded != nil && recorded != nil)
+    }
+
+    /// Members holding at most this many meetings hold their meetings' people, titles and
+    /// recorded flags too (``HeldMeetingPeople``, ``HeldMeetingTitles``,
+    /// ``HeldMeetingRecordings``), each read once per catalog state when a page first needs
+    /// it: beyond it, reading them would cost more than the pages they serve, and holding them
+    /// too much memory.
+    package static let heldDetailsLimit = 50_000
+
+    /// How many of an address's rows a member's `--with` page (holding too many meetings to
+    /// hold their people) walks per held candidate before it tests the candidates by key instead: a test by key is a lookup of its own, a walked
     /// row the next entry of one index range (about a tenth of the cost at a million meetings).
     package static let addressRowsPerCandidate = 8
 

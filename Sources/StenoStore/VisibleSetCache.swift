@@ -21,11 +21,23 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
         /// Both sets as the catalog's statements take a list of ids (SQLite: JSON arrays), for
         /// searches, which test every hit against the whole sets.
         package var lists: (meetings: String, recordings: String)?
+        /// The held meetings by address, indexed against `meetings` (for `--with`).
+        package var people: HeldMeetingPeople?
+        /// The held meetings' titles, in the order of `meetings` (for `--title`).
+        package var titles: HeldMeetingTitles?
+        /// Which of `meetings` have a recording (for `--recorded` and `--unrecorded`).
+        package var recorded: HeldMeetingRecordings?
 
-        package init(meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil, lists: (meetings: String, recordings: String)? = nil) {
+        package init(
+            meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil, lists: (meetings: String, recordings: String)? = nil,
+            people: HeldMeetingPeople? = nil, titles: HeldMeetingTitles? = nil, recorded: HeldMeetingRecordings? = nil
+        ) {
             self.meetings = meetings
             self.recordings = recordings
             self.lists = lists
+            self.people = people
+            self.titles = titles
+            self.recorded = recorded
         }
     }
 
@@ -35,7 +47,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
     }
 
     /// Members held at once, and 8-byte words held in all (16 bytes per visible meeting, 8 per
-    /// recording; 16 MB): all dropped when either would be passed (the next listing of each
+    /// recording, and what their people, titles and recorded flags take; 16 MB): all dropped when either would be passed (the next listing of each
     /// member reads their sets again). A set larger than the words alone is used, never held.
     package static var capacity: Int { 64 }
     package static var wordLimit: Int { 2_000_000 }
@@ -65,6 +77,9 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
                 merged.meetings = merged.meetings ?? entry.sets.meetings
                 merged.recordings = merged.recordings ?? entry.sets.recordings
                 merged.lists = merged.lists ?? entry.sets.lists
+                merged.people = merged.people ?? entry.sets.people
+                merged.titles = merged.titles ?? entry.sets.titles
+                merged.recorded = merged.recorded ?? entry.sets.recorded
             }
             if let replaced = held.entries.removeValue(forKey: user) { held.words -= Self.words(of: replaced.sets) }
             let words = Self.words(of: merged)
@@ -75,8 +90,38 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
         }
     }
 
+    /// One of the details held with `user`'s meetings `keys` at `stamp` (their people, titles or
+    /// recorded flags, which point into `keys` by position): as held, or made now by `make` and
+    /// held with `keys`.
+    package func detail<Detail>(
+        _ detail: WritableKeyPath<Sets, Detail?>, of user: Int64, at stamp: Stamp, keys: [MeetingKey], make: () throws -> Detail
+    ) rethrows -> Detail {
+        if let held = sets(of: user, at: stamp)?[keyPath: detail] { return held }
+        let made = try make()
+        hold(made, at: detail, of: user, at: stamp, keys: keys)
+        return made
+    }
+
+    /// ``detail(_:of:at:keys:make:)`` made by an asynchronous `make` (a server's round trip).
+    package func detail<Detail>(
+        _ detail: WritableKeyPath<Sets, Detail?>, of user: Int64, at stamp: Stamp, keys: [MeetingKey],
+        make: () async throws -> Detail
+    ) async rethrows -> Detail {
+        if let held = sets(of: user, at: stamp)?[keyPath: detail] { return held }
+        let made = try await make()
+        hold(made, at: detail, of: user, at: stamp, keys: keys)
+        return made
+    }
+
+    private func hold<Detail>(_ made: Detail, at detail: WritableKeyPath<Sets, Detail?>, of user: Int64, at stamp: Stamp, keys: [MeetingKey]) {
+        var sets = Sets(meetings: keys)
+        sets[keyPath: detail] = made
+        store(sets, of: user, at: stamp)
+    }
+
     private static func words(of sets: Sets) -> Int {
         let listBytes = (sets.lists?.meetings.utf8.count ?? 0) + (sets.lists?.recordings.utf8.count ?? 0)
-        return 2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0) + listBytes / 8
+        return 2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0) + listBytes / 8 + (sets.people?.words ?? 0)
+            + (sets.titles?.words ?? 0) + (sets.recorded?.words ?? 0)
     }
 }

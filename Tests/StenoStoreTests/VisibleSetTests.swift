@@ -120,9 +120,9 @@ struct VisibleSetTests {
         #expect(try await Self.listed(store, as: f.dave).recordings == [f.daveRecording], "his own, whatever its link")
     }
 
-    /// A member's `--with` and `--title` pages (each read whichever side is cheaper: their held
-    /// meetings, or the address's rows), one meeting at a time in both orders, hold the whole
-    /// filtered listing's meetings that the member holds, in its order.
+    /// A member's `--with`, `--title` and `--recorded` / `--unrecorded` pages (narrowed by the
+    /// people, titles and recorded flags held with their set), one meeting at a time in both
+    /// orders, hold the whole filtered listing's meetings that the member holds, in its order.
     @Test(arguments: StoreBackend.available)
     func aMembersWithAndTitlePagesAreTheFilteredListingsMeetingsTheyHold(backend: StoreBackend) async throws {
         let opened = try await backend.open()
@@ -133,6 +133,8 @@ struct VisibleSetTests {
             ["alice@example.com", "BOB@example.com", "carol@example.com", "zoe@external.example", "nobody@example.com"].map {
                 MeetingQuery(withEmail: $0)
             } + ["Review", "focus", "1:1", "sync", "absent"].map { MeetingQuery(titleContains: $0) }
+            + [true, false].map { MeetingQuery(recorded: $0) }
+            + [MeetingQuery(withEmail: "bob@example.com", titleContains: "q", recorded: true), MeetingQuery(titleContains: "e", recorded: false)]
         for viewer in [f.alice, f.bob, f.carol, f.dave, f.ada] {
             let held = Set(try await store.meetings(MeetingQuery(visibleTo: viewer)).map(\.id))
             for filter in filters {

@@ -11,11 +11,10 @@ extension SQLiteCatalog {
             if let viewer = query.visibleTo {
                 // A member's page: their visible meetings in the range, a chunk at a time.
                 let keys = try visibleMeetingKeys(db, of: viewer, generation: generation)
-                let candidates = try Self.memberCandidates(db, keys, for: query)
+                let candidates = try memberCandidates(db, of: viewer, keys: keys, generation: generation, for: query)
                 var chunks = MemberPageCandidates.Chunks(candidates.ids, wanted: query.offset + query.limit)
-                var chunkQuery = query
+                var chunkQuery = candidates.remaining(of: query)
                 chunkQuery.offset = 0
-                if candidates.haveAddress { chunkQuery.withEmail = nil }
                 var found: [Int64] = []
                 while let chunk = chunks.next(found: found.count) {
                     chunkQuery.limit = chunk.wanted

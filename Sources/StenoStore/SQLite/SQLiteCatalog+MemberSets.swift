@@ -47,4 +47,56 @@ extension SQLiteCatalog {
         visibleSets.store(.init(lists: lists), of: user, at: generation)
         return lists
     }
+
+    /// `user`'s held meetings `keys` by address, as held for `generation` or indexed now from
+    /// their rows of `meeting_people` (held with `keys`, which its positions point into).
+    func heldMeetingPeople(_ db: Database, of user: Int64, keys: [MeetingKey], generation: UInt64) throws -> HeldMeetingPeople {
+        try visibleSets.detail(\.people, of: user, at: generation, keys: keys) {
+            var rows: [(meetingID: Int64, email: String)] = []
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: Self.heldMeetingPeopleStatement), arguments: [Self.jsonArray(keys.lazy.map(\.id))])
+            while let row = try cursor.next() { rows.append((row[0], row[1])) }
+            return HeldMeetingPeople(keys: keys, rows: rows, fold: HeldMeetingPeople.asciiCaseFolded)
+        }
+    }
+
+    /// The people rows of the meetings of the JSON array `?`, each meeting's read by its key
+    /// (its plan is checked by tests).
+    static let heldMeetingPeopleStatement = """
+        SELECT p.meeting_id, p.email FROM json_each(?) j CROSS JOIN meeting_people p ON p.meeting_id = j.value
+        """
+
+    /// `user`'s held meetings' titles in the order of `keys`, as held for `generation` or read
+    /// now (held with `keys`).
+    func heldMeetingTitles(_ db: Database, of user: Int64, keys: [MeetingKey], generation: UInt64) throws -> HeldMeetingTitles {
+        try visibleSets.detail(\.titles, of: user, at: generation, keys: keys) {
+            var texts = [String](repeating: "", count: keys.count)
+            let cursor = try Row.fetchCursor(db.cachedStatement(sql: Self.heldMeetingTitlesStatement), arguments: [Self.jsonArray(keys.lazy.map(\.id))])
+            while let row = try cursor.next() {
+                let position: Int = row[0]
+                if texts.indices.contains(position) { texts[position] = row[1] }
+            }
+            return HeldMeetingTitles(texts)
+        }
+    }
+
+    /// The titles of the meetings of the JSON array `?` with their positions in it, each read by
+    /// its id (its plan is checked by tests).
+    static let heldMeetingTitlesStatement = """
+        SELECT j.key, m.title FROM json_each(?) j CROSS JOIN meetings m ON m.id = j.value
+        """
+
+    /// Which of `user`'s held meetings `keys` have a recording, as held for `generation` or read
+    /// now (held with `keys`).
+    func heldMeetingRecordings(_ db: Database, of user: Int64, keys: [MeetingKey], generation: UInt64) throws -> HeldMeetingRecordings {
+        try visibleSets.detail(\.recorded, of: user, at: generation, keys: keys) {
+            let ids = try Int64.fetchAll(db.cachedStatement(sql: Self.heldMeetingRecordingsStatement), arguments: [Self.jsonArray(keys.lazy.map(\.id))])
+            return HeldMeetingRecordings(keys: keys, recordedIDs: ids)
+        }
+    }
+
+    /// The meetings of the JSON array `?` with a recording (a link `linked` or `orphaned`), each
+    /// meeting's links read by its key (its plan is checked by tests).
+    static let heldMeetingRecordingsStatement = """
+        SELECT l.meeting_id FROM json_each(?) j CROSS JOIN links l ON l.meeting_id = j.value WHERE l.state IN ('linked', 'orphaned')
+        """
 }

@@ -46,9 +46,11 @@ extension SQLiteCatalog {
     }
 
     /// The distinct trigrams of `text` as the index folds them (ASCII lowercased), or nil when
-    /// the index cannot propose candidates for it.
+    /// the index cannot propose candidates for it (beyond ASCII, or holding a NUL).
     static func titleTrigrams(_ text: String?) -> [String]? {
-        guard let text, text.unicodeScalars.allSatisfy(\.isASCII) else { return nil }
+        // A NUL ends FTS5's reading of a phrase (an unterminated string) as it ends LIKE's of a
+        // pattern: such a text is left to the walk.
+        guard let text, text.unicodeScalars.allSatisfy(\.isASCII), !text.utf8.contains(0) else { return nil }
         let characters = Array(text.lowercased().unicodeScalars)
         guard characters.count >= 3 else { return nil }
         var seen = Set<String>()
