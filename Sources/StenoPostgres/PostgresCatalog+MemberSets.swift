@@ -46,14 +46,18 @@ extension PostgresCatalog {
     /// Addresses fold as `citext` compares them.
     func heldMeetingPeople(_ tx: PostgresTransaction, of user: Int64, keys: [MeetingKey], stamp: String) async throws -> HeldMeetingPeople {
         try await visibleSets.detail(\.people, of: user, at: stamp, keys: keys) {
+            let limit = HeldMeetingPeople.rowLimit(for: keys)
             let rows = try await tx.rows(
                 PostgresQuery.numbered(
-                    "SELECT p.meeting_id, p.email::text FROM meeting_people p WHERE p.meeting_id = ANY($1::bigint[])", [keys.map(\.id)])
+                    "SELECT p.meeting_id, p.email::text FROM meeting_people p WHERE p.meeting_id = ANY($1::bigint[]) LIMIT $2::bigint",
+                    [keys.map(\.id), Int64(limit + 1)])
             ).map { row in
                 let (meetingID, email) = try row.decode((Int64, String).self)
                 return (meetingID: meetingID, email: email)
             }
-            return HeldMeetingPeople(keys: keys, rows: rows, fold: { $0.lowercased() })
+            let fold: @Sendable (String) -> String = { $0.lowercased() }
+            guard rows.count <= limit else { return .tooMany(fold: fold) }
+            return HeldMeetingPeople(keys: keys, rows: rows, fold: fold)
         }
     }
 

@@ -17,6 +17,28 @@ package struct HeldMeetingPeople: Sendable {
     private let fold: @Sendable (String) -> String
     /// People rows indexed: what holding the index costs, in positions.
     package let rowCount: Int
+    /// False when the member's meetings had more people rows than ``rowLimit(for:)``: nothing
+    /// is indexed, and pages test the address in the catalog instead (held so, that reading
+    /// the rows is not tried again on every page).
+    package let isComplete: Bool
+
+    /// The most people rows indexed for `keys`: a few dozen per meeting, and never more than
+    /// a fifth of what ``VisibleSetCache`` holds in all.
+    package static func rowLimit(for keys: [MeetingKey]) -> Int {
+        min(32 * max(1, keys.count), VisibleSetCache<Int>.wordLimit / 5 * 2)
+    }
+
+    /// The index of a member whose meetings have more people rows than ``rowLimit(for:)``.
+    package static func tooMany(fold: @escaping @Sendable (String) -> String) -> HeldMeetingPeople {
+        HeldMeetingPeople(positions: [:], fold: fold, rowCount: 0, isComplete: false)
+    }
+
+    private init(positions: [String: [Int32]], fold: @escaping @Sendable (String) -> String, rowCount: Int, isComplete: Bool) {
+        self.positions = positions
+        self.fold = fold
+        self.rowCount = rowCount
+        self.isComplete = isComplete
+    }
 
     /// Indexes `rows` (a meeting id and one of its addresses; repeats allowed) against `keys`;
     /// rows of meetings not among `keys` are left out.
@@ -34,9 +56,7 @@ package struct HeldMeetingPeople: Sendable {
             positions[address]?.sort()
             positions[address]?.removeAdjacentRepeats()
         }
-        self.positions = positions
-        self.fold = fold
-        self.rowCount = count
+        self.init(positions: positions, fold: fold, rowCount: count, isComplete: true)
     }
 
     /// The positions of the held meetings that concern `email`, ascending, each once.

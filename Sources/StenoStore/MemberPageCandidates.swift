@@ -103,6 +103,7 @@ package enum MemberPageCandidates {
         let bounds = positions(keys, for: query)
         var held: [Int32]?
         func candidates() -> [Int] { held.map { $0.map(Int.init) } ?? Array(bounds) }
+        let people = people?.isComplete == true ? people : nil
         if let email = query.withEmail, let people {
             held = people.positions(of: email).filter { bounds.contains(Int($0)) }
         }

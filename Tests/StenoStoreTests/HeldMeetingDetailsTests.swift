@@ -125,6 +125,33 @@ struct HeldMeetingDetailsTests {
         #expect(again == expected.map(\.ids))
     }
 
+    /// A member whose meetings name more people than are indexed for so few meetings holds a
+    /// marker instead (read once per catalog state), and their `--with` pages test the address
+    /// in the catalog: the answers stay the admin's filtered listing's.
+    @Test(arguments: StoreBackend.available)
+    func aMemberWithTooManyPeopleHoldsNoneAndStillAnswers(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let solo = try await store.addUser(UserDraft(name: "solo", emails: ["solo@example.com"])).id
+        let account = try await store.addAccount(CalendarAccountDraft(provider: .ics, ownerID: solo, displayName: "solo"), now: Date())
+        let crowd = (0..<40).map { Attendee(email: "guest\($0)@example.com", response: .accepted) }
+        let town = MeetingFixture.occurrence("town-hall", calendar: "solo", title: "Town hall", at: 10, organizer: "solo@example.com", attendees: crowd)
+        _ = try await store.applyCalendarChanges(
+            CalendarChangeSet(
+                calendar: CalendarDescriptor(remoteID: "cal", name: "Solo"), scope: .incremental,
+                updatedResources: [ResourceUpdate(resource: "town-hall", occurrences: [town])]),
+            accountID: account.id, now: Date())
+        let keys = [MeetingKey(start: 0, id: 1)]
+        #expect(HeldMeetingPeople.rowLimit(for: keys) == 32, "41 rows are more than a single meeting's limit")
+        #expect(!MemberPageCandidates.narrowed(keys, for: MeetingQuery(withEmail: "a@b"), people: .tooMany(fold: { $0 })).haveAddress)
+        for email in ["guest7@example.com", "GUEST39@example.com", "solo@example.com", "nobody@example.com"] {
+            let admins = try await store.meetings(MeetingQuery(withEmail: email)).map(\.id)
+            for _ in 0..<2 {
+                #expect(try await store.meetings(MeetingQuery(withEmail: email, visibleTo: solo)).map(\.id) == admins, "\(email)")
+            }
+        }
+    }
+
     @Test func aHeldPeopleAndTitlesStatementReadsEachMeetingByItsKey() async throws {
         let temporary = TemporaryCatalog()
         let catalog = try await temporary.open()
@@ -132,7 +159,8 @@ struct HeldMeetingDetailsTests {
             for sql in [
                 SQLiteCatalog.heldMeetingPeopleStatement, SQLiteCatalog.heldMeetingTitlesStatement, SQLiteCatalog.heldMeetingRecordingsStatement,
             ] {
-                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["[1,2]"]).map { $0["detail"] as String }
+                let arguments: StatementArguments = sql.contains("?2") ? ["[1,2]", 10] : ["[1,2]"]
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
                 #expect(plan.count == 2 && plan[0].hasPrefix("SCAN j") && plan[1].hasPrefix("SEARCH"), "\(plan)")
             }
         }

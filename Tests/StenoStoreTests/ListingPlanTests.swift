@@ -308,8 +308,9 @@ struct ListingPlanTests {
         for (name, lines) in reads { #expect(lines == [], "\(name)") }
     }
 
-    /// A member's `--with` page hands its statement only the held meetings of the address
-    /// when the address's rows are few beside the held set (walked in one index range,
+    /// A member's `--with` page whose people are not held (too many meetings or rows) hands
+    /// its statement only the held meetings of the address when the address's rows are few
+    /// beside the held set (walked in one index range,
     /// covering), and the held meetings to test one by one when they are many: testing each of
     /// a few thousand held meetings by key cost a page more than walking a small address.
     @Test func aMembersWithPageReadsTheCheaperSide() async throws {
@@ -329,15 +330,17 @@ struct ListingPlanTests {
             // Alice holds four meetings; bob is on one of them (and on carol's 1:1).
             let alices = try catalog.visibleMeetingKeys(db, of: f.alice, generation: generation)
             #expect(alices.count == 4)
-            let bobs = try SQLiteCatalog.memberCandidates(db, alices, for: MeetingQuery(withEmail: "BOB@example.com", visibleTo: f.alice))
+            let ascending = MemberPageCandidates.meetings(alices, for: MeetingQuery())
+            let bobs = try SQLiteCatalog.addressCandidates(db, among: ascending, withEmail: "BOB@example.com")
             #expect(bobs.ids == [alicesOwn] && bobs.haveAddress)
-            let newestFirst = try SQLiteCatalog.memberCandidates(db, alices, for: MeetingQuery(withEmail: "alice@example.com", visibleTo: f.alice, newestFirst: true))
-            #expect(newestFirst.ids == MemberPageCandidates.meetings(alices, for: MeetingQuery(newestFirst: true)) && newestFirst.haveAddress)
+            let descending = MemberPageCandidates.meetings(alices, for: MeetingQuery(newestFirst: true))
+            let newestFirst = try SQLiteCatalog.addressCandidates(db, among: descending, withEmail: "alice@example.com")
+            #expect(newestFirst.ids == descending && newestFirst.haveAddress)
 
             // Dave holds one meeting; carol's two rows are more than one per held meeting.
             let daves = try catalog.visibleMeetingKeys(db, of: f.dave, generation: generation)
-            let carols = try SQLiteCatalog.memberCandidates(
-                db, daves, for: MeetingQuery(withEmail: "carol@example.com", visibleTo: f.dave), addressRowsPerCandidate: 1)
+            let carols = try SQLiteCatalog.addressCandidates(
+                db, among: MemberPageCandidates.meetings(daves, for: MeetingQuery()), withEmail: "carol@example.com", addressRowsPerCandidate: 1)
             #expect(carols.ids == [focus] && !carols.haveAddress)
         }
     }

@@ -21,28 +21,30 @@ extension SQLiteCatalog {
     func memberCandidates(
         _ db: Database, of user: Int64, keys: [MeetingKey], generation: UInt64, for query: MeetingQuery
     ) throws -> MemberPageCandidates.Narrowed {
-        guard keys.count <= MemberPageCandidates.heldDetailsLimit else {
-            let candidates = try Self.memberCandidates(db, keys, for: query)
-            return MemberPageCandidates.Narrowed(ids: candidates.ids, haveAddress: candidates.haveAddress)
+        let holds = keys.count <= MemberPageCandidates.heldDetailsLimit
+        let people = holds && query.withEmail != nil ? try heldMeetingPeople(db, of: user, keys: keys, generation: generation) : nil
+        let titles = holds && query.titleContains.map(HeldMeetingTitles.canAnswer) == true
+            ? try heldMeetingTitles(db, of: user, keys: keys, generation: generation) : nil
+        let recorded = holds && query.recorded != nil ? try heldMeetingRecordings(db, of: user, keys: keys, generation: generation) : nil
+        var narrowed = MemberPageCandidates.narrowed(keys, for: query, people: people, titles: titles, recorded: recorded)
+        if let email = query.withEmail, !narrowed.haveAddress {
+            // No people held for this member (too many meetings or rows): the cheaper side.
+            let candidates = try Self.addressCandidates(db, among: narrowed.ids, withEmail: email)
+            narrowed.ids = candidates.ids
+            narrowed.haveAddress = candidates.haveAddress
         }
-        let people = try query.withEmail.map { _ in try heldMeetingPeople(db, of: user, keys: keys, generation: generation) }
-        let titles = try query.titleContains.flatMap { HeldMeetingTitles.canAnswer($0) ? $0 : nil }.map { _ in
-            try heldMeetingTitles(db, of: user, keys: keys, generation: generation)
-        }
-        let recorded = try query.recorded.map { _ in try heldMeetingRecordings(db, of: user, keys: keys, generation: generation) }
-        return MemberPageCandidates.narrowed(keys, for: query, people: people, titles: titles, recorded: recorded)
+        return narrowed
     }
 
-    /// The cheaper side of a `--with` page of a member holding too many meetings to hold their
-    /// people: their meetings of `keys` that `query`'s range and position leave, narrowed to the
-    /// meetings of `query.withEmail` when the address's rows were the cheaper side
-    /// (`haveAddress`: the statement need not test the address again).
-    static func memberCandidates(
-        _ db: Database, _ keys: [MeetingKey], for query: MeetingQuery,
+    /// The cheaper side of a `--with` page of a member whose people are not held: `held` (their
+    /// candidates, in the listing's order) narrowed to the meetings of `email` when the
+    /// address's rows were the cheaper side (`haveAddress`: the statement need not test the
+    /// address again), else `held` as given, for the statement to test each by key.
+    static func addressCandidates(
+        _ db: Database, among held: [Int64], withEmail email: String,
         addressRowsPerCandidate: Int = MemberPageCandidates.addressRowsPerCandidate
     ) throws -> (ids: [Int64], haveAddress: Bool) {
-        let held = MemberPageCandidates.meetings(keys, for: query)
-        guard let email = query.withEmail, !held.isEmpty else { return (held, false) }
+        guard !held.isEmpty else { return (held, false) }
         let bound = held.count * addressRowsPerCandidate
         let rows = try Int64.fetchCursor(
             db.cachedStatement(sql: addressMeetingsStatement),

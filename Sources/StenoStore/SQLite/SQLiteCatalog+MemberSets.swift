@@ -52,17 +52,20 @@ extension SQLiteCatalog {
     /// their rows of `meeting_people` (held with `keys`, which its positions point into).
     func heldMeetingPeople(_ db: Database, of user: Int64, keys: [MeetingKey], generation: UInt64) throws -> HeldMeetingPeople {
         try visibleSets.detail(\.people, of: user, at: generation, keys: keys) {
+            let limit = HeldMeetingPeople.rowLimit(for: keys)
             var rows: [(meetingID: Int64, email: String)] = []
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: Self.heldMeetingPeopleStatement), arguments: [Self.jsonArray(keys.lazy.map(\.id))])
+            let cursor = try Row.fetchCursor(
+                db.cachedStatement(sql: Self.heldMeetingPeopleStatement), arguments: [Self.jsonArray(keys.lazy.map(\.id)), limit + 1])
             while let row = try cursor.next() { rows.append((row[0], row[1])) }
+            guard rows.count <= limit else { return .tooMany(fold: HeldMeetingPeople.asciiCaseFolded) }
             return HeldMeetingPeople(keys: keys, rows: rows, fold: HeldMeetingPeople.asciiCaseFolded)
         }
     }
 
-    /// The people rows of the meetings of the JSON array `?`, each meeting's read by its key
-    /// (its plan is checked by tests).
+    /// The people rows of the meetings of the JSON array `?1`, at most `?2`, each meeting's read
+    /// by its key (its plan is checked by tests).
     static let heldMeetingPeopleStatement = """
-        SELECT p.meeting_id, p.email FROM json_each(?) j CROSS JOIN meeting_people p ON p.meeting_id = j.value
+        SELECT p.meeting_id, p.email FROM json_each(?1) j CROSS JOIN meeting_people p ON p.meeting_id = j.value LIMIT ?2
         """
 
     /// `user`'s held meetings' titles in the order of `keys`, as held for `generation` or read
