@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StenoAPI
 import StenoCalendar
 import StenoCore
 import StenoStore
@@ -75,5 +76,24 @@ struct MeetingQueriesTests {
         #expect(try await catalog.search("acme renewal", visibleTo: nil, offset: 0, limit: 1).map(\.kind) == ["meeting"])
         #expect(try await catalog.search("zurich", visibleTo: alice.id, offset: 0, limit: 10).map(\.id) == [call.id])
         #expect(try await catalog.search("zurich", visibleTo: bob.id, offset: 0, limit: 10).isEmpty)
+    }
+
+    /// A title or address holding a NUL is refused as invalid params on every backend: no
+    /// title or address can hold one (PostgreSQL failed with its encoding error, SQLite read the
+    /// pattern only up to it).
+    @Test func aTextHoldingANulIsRefusedAsInvalidParams() async throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
+        let harness = QueryMethodsHarness(store: catalog)
+        for params in [MeetingListParams(title: "Re\u{0}view"), MeetingListParams(with: "bob@example.com\u{0}")] {
+            do {
+                _ = try await harness.call(StenoMethods.meetingsList, params, as: nil)
+                Issue.record("\(params) was answered")
+            } catch let error as RPCError {
+                #expect(error.code == RPCError.invalidParamsCode, "\(error)")
+            }
+        }
+        _ = try await harness.call(StenoMethods.meetingsList, MeetingListParams(title: "Review"), as: nil)
     }
 }

@@ -16,6 +16,11 @@ struct MeetingMethods: Sendable {
         let store = self.store
         table.register(StenoMethods.meetingsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)
+            // No title or address holds a NUL (PostgreSQL cannot store one; SQLite reads a
+            // pattern only up to it): refused as what it is, not failed as the server's error.
+            for (name, text) in [("with", params.with), ("title", params.title)] where text?.utf8.contains(0) == true {
+                throw RPCError.invalidParams("\(name) must not contain a NUL character", data: ["field": .string(name)])
+            }
             let withAny = params.withAny ?? []
             guard withAny.count <= AttendeeMatch.maximumCount else {
                 throw RPCError.invalidParams("at most \(AttendeeMatch.maximumCount) in withAny")
