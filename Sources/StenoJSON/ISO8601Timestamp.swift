@@ -9,19 +9,27 @@ public enum ISO8601Timestamp {
     /// Formats `date` in UTC, e.g. `2026-11-20T09:30:00Z` or `2026-11-20T09:30:00.123Z`
     /// (rounded to the millisecond). Returns nil for instants outside the years 0001–9999.
     public static func string(from date: Date) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        guard write(date, to: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text `string(from:)` gives (ASCII, no quotes) to `out`, for JSON written
+    /// straight into bytes; returns false, appending nothing, for instants outside 0001–9999.
+    @discardableResult
+    public static func write(_ date: Date, to out: inout [UInt8]) -> Bool {
         let seconds = date.timeIntervalSince1970
-        guard seconds.isFinite, abs(seconds) < 300_000_000_000 else { return nil }
+        guard seconds.isFinite, abs(seconds) < 300_000_000_000 else { return false }
         let totalMillis = Int64((seconds * 1000).rounded())
         let wholeSeconds = floorDivide(totalMillis, 1000)
         let millis = Int(totalMillis - wholeSeconds * 1000)
         let days = floorDivide(wholeSeconds, 86_400)
         let secondOfDay = Int(wholeSeconds - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        guard year >= 1 && year <= 9999 else { return nil }
+        guard year >= 1 && year <= 9999 else { return false }
 
-        // Fixed-width ASCII written into one small buffer: no intermediate strings.
-        var out: [UInt8] = []
-        out.reserveCapacity(24)
+        // Fixed-width ASCII appended in place: no intermediate strings.
         func digits(_ value: Int, _ width: Int, then separator: UInt8?) {
             var divisor = 1
             for _ in 1..<width { divisor *= 10 }
@@ -42,7 +50,7 @@ public enum ISO8601Timestamp {
             digits(millis, 3, then: nil)
         }
         out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
+        return true
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; `t`/`z` and a space for `T` are

@@ -40,24 +40,44 @@ public struct JSONArrayWriter: Sendable {
     /// Appends a nested array as one element, written by `body`.
     public mutating func appendArray(_ body: (inout JSONArrayWriter) -> Void) {
         separate()
-        var nested = JSONArrayWriter()
-        swap(&nested.writer.out, &writer.out)
-        nested.writer.out.append(UInt8(ascii: "["))
-        body(&nested)
-        nested.writer.out.append(UInt8(ascii: "]"))
-        swap(&nested.writer.out, &writer.out)
+        Self.write(into: &writer.out, body)
     }
 
     /// Appends an object as one element, its members written by `body` in the order given (not
-    /// sorted): for stored formats that fixed their member order.
+    /// sorted): for stored formats that fixed their member order, and for wire results that
+    /// write their members in sorted key order themselves.
     public mutating func appendObject(_ body: (inout JSONObjectWriter) -> Void) {
         separate()
-        var object = JSONObjectWriter(writer: _JSONWriter(out: [], indent: nil))
-        swap(&object.writer.out, &writer.out)
-        object.writer.out.append(UInt8(ascii: "{"))
-        body(&object)
-        object.writer.out.append(UInt8(ascii: "}"))
-        swap(&object.writer.out, &writer.out)
+        JSONObjectWriter.write(into: &writer.out, body)
+    }
+
+    /// Appends `value`'s object as one element.
+    public mutating func append(object value: some JSONObjectWritable) {
+        separate()
+        JSONObjectWriter.write(into: &writer.out) { value.writeMembers(to: &$0) }
+    }
+
+    /// Appends a double element as `JSONValue.double` writes it (shortest round-trip text;
+    /// `null` when not finite).
+    public mutating func append(_ number: Double) {
+        separate()
+        writer.writeDouble(number)
+    }
+
+    /// Appends the array `body` writes to `out`: `out` is lent to the writer (no copy, no
+    /// buffer of its own) and handed back with the closed array.
+    public static func write(into out: inout [UInt8], _ body: (inout JSONArrayWriter) -> Void) {
+        var array = JSONArrayWriter(lending: &out)
+        array.writer.out.append(UInt8(ascii: "["))
+        body(&array)
+        array.writer.out.append(UInt8(ascii: "]"))
+        swap(&array.writer.out, &out)
+    }
+
+    /// A writer continuing `out`, which is left empty until it is swapped back.
+    private init(lending out: inout [UInt8]) {
+        writer = _JSONWriter(out: [], indent: nil)
+        swap(&writer.out, &out)
     }
 
     /// The array so far, closed, as bytes.
@@ -99,40 +119,5 @@ public struct JSONArrayWriter: Sendable {
         var array = JSONArrayWriter(reservingCapacity: numbers.underestimatedCount * 8)
         for number in numbers { array.append(number) }
         return array.text
-    }
-}
-
-/// The members of one object inside a ``JSONArrayWriter``, in the order they are written.
-public struct JSONObjectWriter: Sendable {
-    var writer: _JSONWriter
-    private var isEmpty = true
-
-    init(writer: _JSONWriter) { self.writer = writer }
-
-    /// Writes `"key":number`.
-    public mutating func member(_ key: String, _ number: Int64) {
-        writeKey(key)
-        writer.writeInteger(number)
-    }
-
-    /// Writes `"key":number` with exactly `fractionDigits` digits after the point (`0.800`),
-    /// rounded half to even as C's `printf` does; a non-finite number is written as `null`.
-    public mutating func member(_ key: String, _ number: Double, fractionDigits: Int) {
-        writeKey(key)
-        guard number.isFinite else {
-            writer.appendASCII("null")
-            return
-        }
-        writer.out.append(contentsOf: String(format: "%.\(max(0, fractionDigits))f", number).utf8)
-    }
-
-    private mutating func writeKey(_ key: String) {
-        if isEmpty {
-            isEmpty = false
-        } else {
-            writer.out.append(UInt8(ascii: ","))
-        }
-        writer.writeString(key)
-        writer.out.append(UInt8(ascii: ":"))
     }
 }

@@ -44,7 +44,7 @@ struct QueryCLICase {
         for queryCase in cases {
             let output = try run(steno, ["--socket", daemon.socketPath] + queryCase.arguments)
             let ids = try ids(in: output, csv: queryCase.arguments.last == "csv")
-            let measured = QueryCase(name: queryCase.name, isFullListing: true, floor: queryCase.floor) { _, _ in [] }
+            let measured = QueryCase(name: queryCase.name, isFullListing: true, floor: queryCase.floor, call: { _, _ in [] }, ids: { _ in [] })
             var times: [Double] = []
             var floorTimes: [Double] = []
             for _ in 0..<max(1, runs) {

@@ -60,7 +60,7 @@ extension QueryCase {
 
     /// Runs the call and its floor `runs` times each (after one warm-up).
     func measure(harness: QueryMethodsHarness, as user: User?, floor database: DatabasePool, runs: Int) async throws -> Result {
-        let ids = try await call(harness, user)
+        let ids = try self.ids(try await call(harness, user))
         var times: [Double] = []
         var floorTimes: [Double] = []
         _ = try readFloor(database, ids: ids)

@@ -27,8 +27,11 @@ struct QueryCase: Sendable {
     var name: String
     var isFullListing: Bool
     var floor: Floor
-    /// Runs the call once; returns the ids of the rows it answered.
-    var call: @Sendable (QueryMethodsHarness, User?) async throws -> [Int64]
+    /// Runs the call once (every page for a full listing); returns the results as the daemon
+    /// sends them, which is what is timed.
+    var call: @Sendable (QueryMethodsHarness, User?) async throws -> [RPCResult]
+    /// The ids of the rows the results answered, read after the timing (it parses them).
+    var ids: @Sendable ([RPCResult]) throws -> [Int64]
 
     /// The meeting shown by `meetings show` and `attendees`.
     static let shownMeetingTitle = "Meeting 42"
@@ -53,46 +56,44 @@ struct QueryCase: Sendable {
         let meetingsList = StenoMethods.meetingsList
         var cases: [QueryCase] = []
         func meetings(_ name: String, _ params: MeetingListParams, all: Bool = false) {
-            cases.append(QueryCase(name: name, isFullListing: all, floor: .meetings) { harness, user in
-                try await ids(harness, meetingsList, params, as: user, all: all, key: "id")
-            })
+            cases.append(QueryCase(name: name, isFullListing: all, floor: .meetings, call: { harness, user in
+                try await pages(harness, meetingsList, params, as: user, all: all)
+            }, ids: ids(key: "id")))
         }
         meetings("meetings range (a week)", MeetingListParams(from: week.from, to: week.to))
         meetings("meetings --with", MeetingListParams(with: colleague))
         meetings("meetings --title", MeetingListParams(title: "Meeting 42"))
         meetings("meetings --recorded", MeetingListParams(recorded: true))
         meetings("meetings --unrecorded", MeetingListParams(recorded: false))
-        cases.append(QueryCase(name: "recordings", isFullListing: false, floor: .recordings) { harness, user in
-            try await ids(harness, StenoMethods.recordingsList, RecordingListParams(), as: user, all: false, key: "id")
-        })
-        cases.append(QueryCase(name: "links --state linked", isFullListing: false, floor: .links) { harness, user in
-            try await ids(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: false, key: "recording")
-        })
-        cases.append(QueryCase(name: "attendees", isFullListing: false, floor: .attendees(meeting: shown)) { harness, user in
-            let attendees = try await page(harness, StenoMethods.attendeesList, AttendeeListParams(id: shown), as: user)
-            return attendees.map { _ in shown }
-        })
-        cases.append(QueryCase(name: "meetings show", isFullListing: false, floor: .meeting(shown)) { harness, user in
-            _ = try await harness.call(StenoMethods.meetingsGet, MeetingIDParams(id: shown), as: user)
-            return [shown]
-        })
+        cases.append(QueryCase(name: "recordings", isFullListing: false, floor: .recordings, call: { harness, user in
+            try await pages(harness, StenoMethods.recordingsList, RecordingListParams(), as: user, all: false)
+        }, ids: ids(key: "id")))
+        cases.append(QueryCase(name: "links --state linked", isFullListing: false, floor: .links, call: { harness, user in
+            try await pages(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: false)
+        }, ids: ids(key: "recording")))
+        cases.append(QueryCase(name: "attendees", isFullListing: false, floor: .attendees(meeting: shown), call: { harness, user in
+            [try await harness.call(StenoMethods.attendeesList, AttendeeListParams(id: shown), as: user)]
+        }, ids: { results in try results.flatMap { try items(of: $0).map { _ in shown } } }))
+        cases.append(QueryCase(name: "meetings show", isFullListing: false, floor: .meeting(shown), call: { harness, user in
+            [try await harness.call(StenoMethods.meetingsGet, MeetingIDParams(id: shown), as: user)]
+        }, ids: { _ in [shown] }))
         for (label, text) in [("rare word", rare), ("common word", "Meeting"), ("prefix", "Meet")] {
-            cases.append(QueryCase(name: "search \(label) (\(text))", isFullListing: false, floor: .search(text)) { harness, user in
-                try await ids(harness, StenoMethods.searchQuery, SearchParams(text: text), as: user, all: false, key: "id")
-            })
+            cases.append(QueryCase(name: "search \(label) (\(text))", isFullListing: false, floor: .search(text), call: { harness, user in
+                try await pages(harness, StenoMethods.searchQuery, SearchParams(text: text), as: user, all: false)
+            }, ids: ids(key: "id")))
         }
         meetings("meetings range --all", MeetingListParams(from: week.from, to: week.to), all: true)
         meetings("meetings --with --all", MeetingListParams(with: colleague), all: true)
         meetings("meetings --recorded --all", MeetingListParams(from: week.from, to: week.to.addingTimeInterval(21 * 86_400), recorded: true), all: true)
-        cases.append(QueryCase(name: "recordings range --all", isFullListing: true, floor: .recordings) { harness, user in
-            try await ids(harness, StenoMethods.recordingsList, RecordingListParams(from: june, to: june.addingTimeInterval(73 * 86_400)), as: user, all: true, key: "id")
-        })
-        cases.append(QueryCase(name: "links --state linked --all", isFullListing: true, floor: .links) { harness, user in
-            try await ids(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: true, key: "recording")
-        })
-        cases.append(QueryCase(name: "search rare word --all", isFullListing: true, floor: .search(rare)) { harness, user in
-            try await ids(harness, StenoMethods.searchQuery, SearchParams(text: rare), as: user, all: true, key: "id")
-        })
+        cases.append(QueryCase(name: "recordings range --all", isFullListing: true, floor: .recordings, call: { harness, user in
+            try await pages(harness, StenoMethods.recordingsList, RecordingListParams(from: june, to: june.addingTimeInterval(73 * 86_400)), as: user, all: true)
+        }, ids: ids(key: "id")))
+        cases.append(QueryCase(name: "links --state linked --all", isFullListing: true, floor: .links, call: { harness, user in
+            try await pages(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: true)
+        }, ids: ids(key: "recording")))
+        cases.append(QueryCase(name: "search rare word --all", isFullListing: true, floor: .search(rare), call: { harness, user in
+            try await pages(harness, StenoMethods.searchQuery, SearchParams(text: rare), as: user, all: true)
+        }, ids: ids(key: "id")))
         _ = users
         return cases
     }
@@ -101,24 +102,33 @@ struct QueryCase: Sendable {
     static func page<Params: Encodable & Sendable, Item>(
         _ harness: QueryMethodsHarness, _ method: RPCMethodDescriptor<Params, Page<Item>>, _ params: Params, as user: User?
     ) async throws -> [JSONValue] {
-        try await harness.call(method, params, as: user)["items"]?.arrayValue ?? []
+        try items(of: try await harness.call(method, params, as: user))
     }
 
-    /// The ids under `key` of the first page, or of every page following the cursors as
-    /// `steno … --all` does.
-    static func ids<Params: Encodable & Sendable & PageParamsSettable, Item>(
-        _ harness: QueryMethodsHarness, _ method: RPCMethodDescriptor<Params, Page<Item>>, _ params: Params, as user: User?, all: Bool,
-        key: String
-    ) async throws -> [Int64] {
-        var ids: [Int64] = []
+    /// The items of a page as the daemon sent it.
+    static func items(of result: RPCResult) throws -> [JSONValue] {
+        try result.json()["items"]?.arrayValue ?? []
+    }
+
+    /// The first page, or every page following the cursors as `steno … --all` does (each
+    /// cursor read from the end of its page's bytes).
+    static func pages<Params: Encodable & Sendable & PageParamsSettable, Item>(
+        _ harness: QueryMethodsHarness, _ method: RPCMethodDescriptor<Params, Page<Item>>, _ params: Params, as user: User?, all: Bool
+    ) async throws -> [RPCResult] {
+        var pages: [RPCResult] = []
         var params = params
         params.limit = all ? PageParams.maximumLimit : pageSize
         while true {
             let result = try await harness.call(method, params, as: user)
-            for item in result["items"]?.arrayValue ?? [] { if let id = item[key]?.intValue { ids.append(id) } }
-            guard all, let next = result["nextCursor"]?.stringValue else { return ids }
+            pages.append(result)
+            guard all, let next = try result.nextCursor else { return pages }
             params.cursor = next
         }
+    }
+
+    /// Reads the ids under `key` of every page's items.
+    static func ids(key: String) -> @Sendable ([RPCResult]) throws -> [Int64] {
+        { pages in try pages.flatMap { try items(of: $0).compactMap { $0[key]?.intValue } } }
     }
 }
 

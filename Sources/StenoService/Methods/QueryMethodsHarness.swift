@@ -21,14 +21,43 @@ package struct QueryMethodsHarness: Sendable {
         self.table = table
     }
 
-    /// Calls `method` as `user` (nil: an admin), its result encoded as the daemon would send it.
+    /// Calls `method` as `user` (nil: an admin): what the daemon does for the request before it
+    /// writes the reply's envelope, its result serialized as the daemon sends it (list pages
+    /// write their bytes in the handler's task, so this times that too).
     package func call<Params: Encodable, Result: Decodable>(
         _ method: RPCMethodDescriptor<Params, Result>, _ params: Params, as user: User?
-    ) async throws -> JSONValue {
+    ) async throws -> RPCResult {
         guard let entry = table[method.name] else { throw RPCError.methodNotFound(method.name) }
         let caller = Caller(
             credentials: PeerCredentials(pid: 0, uid: user == nil ? 0 : 1_000_000, gid: 0), user: user, role: user == nil ? .admin : .member)
         try RPCDispatcher.authorize(caller, for: entry.access, method: method.name)
         return try await entry.invoke(RPCCall(caller: caller, logger: logger, method: method.name), try JSONValueEncoder().encode(params))
+    }
+}
+
+extension RPCResult {
+    /// The `nextCursor` of a page, read from the end of its bytes without parsing its items, so
+    /// a timed `--all` can follow the cursors at the cost of a few bytes per page.
+    ///
+    /// A page's members are sorted, `items` before `nextCursor`, so a serialized page ends with
+    /// `]}` (no cursor) or `,"nextCursor":"…"}`. The last `,"nextCursor":` is that member: inside
+    /// a string every `"` is escaped, so a quote after a comma is always structural.
+    package var nextCursor: String? {
+        get throws {
+            guard case .serialized(let bytes) = self else { return try json()["nextCursor"]?.stringValue }
+            guard bytes.count >= 2, bytes[bytes.count - 1] == UInt8(ascii: "}") else { return nil }
+            if bytes[bytes.count - 2] == UInt8(ascii: "]") { return nil }
+            let marker = Array(#","nextCursor":"#.utf8)
+            var start = bytes.count - 2 - marker.count
+            while start >= 0 {
+                if bytes[start] == UInt8(ascii: ","), bytes[start..<(start + marker.count)].elementsEqual(marker) {
+                    // Parse the member's value: after the colon, up to the page's closing brace.
+                    let value = try JSONValue.parse(bytes[(start + marker.count)..<(bytes.count - 1)])
+                    return value.stringValue
+                }
+                start -= 1
+            }
+            return try json()["nextCursor"]?.stringValue
+        }
     }
 }

@@ -47,22 +47,32 @@ public final class RPCDispatcher: Sendable {
             guard !requests.isEmpty else {
                 return Self.encode(RPCResponse(id: .null, error: .invalidRequest("an empty batch is not a request")).json)
             }
-            var responses: [JSONValue] = []
-            responses.reserveCapacity(requests.count)
+            // The array of responses is written as they come: each one's bytes as a single
+            // reply's (a serialized result copied in), so a batch is what encoding the array of
+            // their trees gave.
+            var bytes: [UInt8] = [UInt8(ascii: "[")]
+            var answered = false
             // A cancelled batch (its client left) stops: nobody will read the rest.
             for request in requests where !Task.isCancelled {
-                if let response = await respond(to: request, from: credentials, notify: notify) { responses.append(response.json) }
+                guard let reply = await respond(to: request, from: credentials, notify: notify) else { continue }
+                if answered { bytes.append(UInt8(ascii: ",")) }
+                answered = true
+                reply.write(to: &bytes)
             }
-            return responses.isEmpty ? nil : Self.encode(.array(responses))
+            guard answered else { return nil }
+            bytes.append(UInt8(ascii: "]"))
+            bytes.append(UInt8(ascii: "\n"))
+            return ByteBuffer(bytes: bytes)
         default:
-            return await respond(to: message, from: credentials, notify: notify).map { Self.encode($0.json) }
+            guard let reply = await respond(to: message, from: credentials, notify: notify) else { return nil }
+            return Self.encode(reply)
         }
     }
 
     /// The response to one request object; nil for a notification.
     func respond(
         to message: JSONValue, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in }
-    ) async -> RPCResponse? {
+    ) async -> RPCReply? {
         let request: RPCRequest
         do {
             request = try RPCRequest(json: message)
@@ -75,16 +85,16 @@ public final class RPCDispatcher: Sendable {
                 default: return nil
                 }
             }
-            return RPCResponse(id: id ?? .null, error: error)
+            return RPCReply(id: id ?? .null, outcome: .failure(error))
         }
         let outcome = await run(request, from: credentials, notify: notify)
         guard let id = request.id else { return nil }
-        return RPCResponse(id: id, outcome: outcome)
+        return RPCReply(id: id, outcome: outcome)
     }
 
     private func run(
         _ request: RPCRequest, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void
-    ) async -> Result<JSONValue, RPCError> {
+    ) async -> Result<RPCResult, RPCError> {
         guard let method = methods[request.method] else { return .failure(.methodNotFound(request.method)) }
         do {
             let caller = try await resolver.caller(for: credentials)
@@ -134,6 +144,19 @@ public final class RPCDispatcher: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         value.write(to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return ByteBuffer(bytes: bytes)
+    }
+
+    /// One reply's frame: its bytes and the newline.
+    static func encode(_ reply: RPCReply) -> ByteBuffer {
+        var bytes: [UInt8] = []
+        if case .success(.serialized(let result)) = reply.outcome {
+            bytes.reserveCapacity(result.count + 64)
+        } else {
+            bytes.reserveCapacity(256)
+        }
+        reply.write(to: &bytes)
         bytes.append(UInt8(ascii: "\n"))
         return ByteBuffer(bytes: bytes)
     }

@@ -31,7 +31,7 @@ public struct RPCMethodTable: Sendable {
     /// A method as the dispatcher runs it.
     struct Entry: Sendable {
         var access: RPCAccess
-        var invoke: @Sendable (RPCCall, JSONValue?) async throws -> JSONValue
+        var invoke: @Sendable (RPCCall, JSONValue?) async throws -> RPCResult
     }
 
     private(set) var entries: [String: Entry] = [:]
@@ -63,17 +63,32 @@ public struct RPCMethodTable: Sendable {
                 }
             }
             let result = try await handler(call, decoded)
-            // Hot results build their JSON directly; the rest go through the Codable bridge.
-            if let direct = result as? any JSONValueRepresentable { return direct.jsonValue }
-            return try JSONValueEncoder().encode(result)
+            // List pages write their bytes directly, in the request's own task; a few hot
+            // results build their tree directly; the rest go through the Codable bridge.
+            if let writable = result as? any JSONObjectWritable { return await Self.serialize(writable) }
+            if let direct = result as? any JSONValueRepresentable { return .value(direct.jsonValue) }
+            return .value(try JSONValueEncoder().encode(result))
         }
+    }
+
+    /// Results guessed at more than this many bytes are written off the connection's event loop.
+    static let largeResultBytes = 64 * 1024
+
+    /// The result's bytes. A request's task runs on its connection's event loop (see
+    /// `EventLoopTaskExecutor`), which also reads and writes every other connection it owns; a
+    /// page of a thousand rows takes milliseconds to write, so large ones are written on the
+    /// global executor and the loop keeps serving small requests meanwhile (the two hops cost
+    /// microseconds).
+    static func serialize(_ result: some JSONObjectWritable) async -> RPCResult {
+        guard result.estimatedJSONSize > largeResultBytes else { return .serialized(result.jsonBytes) }
+        return await withTaskExecutorPreference(globalConcurrentExecutor) { .serialized(result.jsonBytes) }
     }
 
     /// Registers a handler that works on raw JSON.
     public mutating func registerRaw(
         _ name: String, access: RPCAccess, _ handler: @escaping @Sendable (RPCCall, JSONValue?) async throws -> JSONValue
     ) {
-        entries[name] = Entry(access: access, invoke: handler)
+        entries[name] = Entry(access: access) { call, params in .value(try await handler(call, params)) }
     }
 
     subscript(name: String) -> Entry? { entries[name] }
