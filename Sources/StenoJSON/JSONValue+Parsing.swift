@@ -86,13 +86,7 @@ struct _JSONParser {
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
-        skipWhitespace()
-        if index < bytes.count {
-            if bytes[index] >= 0x80, _JSONUTF8.sequenceLength(in: bytes, at: index) == nil {
-                throw error(.invalidUTF8, at: index, "invalid UTF-8 byte after the JSON value")
-            }
-            throw error(.trailingData, at: index, "unexpected \(describeByte(at: index)) after the JSON value")
-        }
+        try finishDocument()
         return value
     }
 
@@ -131,83 +125,94 @@ struct _JSONParser {
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
         let open = index
-        try enterContainer(at: open)
-        defer { depth -= 1 }
-        index += 1
-        skipWhitespace()
         var elements: [JSONValue] = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
+        if try openContainer(closing: UInt8(ascii: "]")) { return .array(elements) }
+        defer { depth -= 1 }
+        repeat {
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "unterminated array (opened at byte \(open))")
-            }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                index += 1
-                return .array(elements)
-            default:
-                throw unexpected(at: index, expecting: "',' or ']' after an array element")
-            }
-        }
+        } while try !skipSeparator(inContainerAt: open)
+        return .array(elements)
     }
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         let open = index
-        try enterContainer(at: open)
+        if try openContainer(closing: UInt8(ascii: "}")) { return .object([:]) }
         defer { depth -= 1 }
-        index += 1
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object([:])
-        }
         let firstMember = pendingMembers.count
         if pendingMembers.capacity == 0 { pendingMembers.reserveCapacity(16) }  // one allocation per parse
-        while true {
-            guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "unterminated object (opened at byte \(open))")
-            }
-            guard bytes[index] == UInt8(ascii: "\"") else {
-                throw unexpected(at: index, expecting: "a string key")
-            }
+        repeat {
+            try expectKey(inObjectAt: open)
             let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "unterminated object (opened at byte \(open))")
-            }
-            guard bytes[index] == UInt8(ascii: ":") else {
-                throw unexpected(at: index, expecting: "':' after an object key")
-            }
+            try skipColon(inObjectAt: open)
+            pendingMembers.append(_JSONMember(key: key, value: try parseValue()))
+        } while try !skipSeparator(inContainerAt: open)
+        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - firstMember)
+        for position in firstMember..<pendingMembers.count {
+            members[pendingMembers[position].key] = pendingMembers[position].value  // last duplicate wins
+        }
+        pendingMembers.removeSubrange(firstMember...)
+        return .object(members)
+    }
+
+    // MARK: Steps of arrays and objects (shared with reprinting)
+
+    /// Enters the array or object opening at `index` and skips its bracket and whitespace;
+    /// true when it is empty (its `closing` bracket skipped too, the level left again).
+    @inline(__always)
+    mutating func openContainer(closing: UInt8) throws(JSONParseError) -> Bool {
+        try enterContainer(at: index)
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// Checks that a member's key starts at `index`.
+    @inline(__always)
+    func expectKey(inObjectAt open: Int) throws(JSONParseError) {
+        guard index < bytes.count else {
+            throw error(.unexpectedEnd, at: index, "unterminated object (opened at byte \(open))")
+        }
+        guard bytes[index] == UInt8(ascii: "\"") else {
+            throw unexpected(at: index, expecting: "a string key")
+        }
+    }
+
+    /// Skips the colon after a key, with the whitespace around it.
+    @inline(__always)
+    mutating func skipColon(inObjectAt open: Int) throws(JSONParseError) {
+        skipWhitespace()
+        guard index < bytes.count else {
+            throw error(.unexpectedEnd, at: index, "unterminated object (opened at byte \(open))")
+        }
+        guard bytes[index] == UInt8(ascii: ":") else {
+            throw unexpected(at: index, expecting: "':' after an object key")
+        }
+        index += 1
+        skipWhitespace()
+    }
+
+    /// After an element or member of the container opened at `open`: skips a comma and
+    /// returns false, or skips the closing bracket and returns true.
+    @inline(__always)
+    mutating func skipSeparator(inContainerAt open: Int) throws(JSONParseError) -> Bool {
+        let isObject = bytes[open] == UInt8(ascii: "{")
+        skipWhitespace()
+        guard index < bytes.count else {
+            throw error(.unexpectedEnd, at: index, "unterminated \(isObject ? "object" : "array") (opened at byte \(open))")
+        }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
             index += 1
             skipWhitespace()
-            pendingMembers.append(_JSONMember(key: key, value: try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else {
-                throw error(.unexpectedEnd, at: index, "unterminated object (opened at byte \(open))")
-            }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                var members = [String: JSONValue](minimumCapacity: pendingMembers.count - firstMember)
-                for position in firstMember..<pendingMembers.count {
-                    members[pendingMembers[position].key] = pendingMembers[position].value  // last duplicate wins
-                }
-                pendingMembers.removeSubrange(firstMember...)
-                return .object(members)
-            default:
-                throw unexpected(at: index, expecting: "',' or '}' after an object member")
-            }
+            return false
+        case isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"):
+            index += 1
+            return true
+        default:
+            throw unexpected(at: index, expecting: isObject ? "',' or '}' after an object member" : "',' or ']' after an array element")
         }
     }
 

@@ -37,26 +37,38 @@ extension _JSONParser {
     /// `scratch`.
     mutating func parseString() throws(JSONParseError) -> String {
         let open = index
+        guard let end = try scanPlainString() else { return try parseEscapedString(openedAt: open) }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(open + 1)..<end]), as: UTF8.self)
+    }
+
+    /// Skips the string opening at `index` and returns the offset of its closing quote, when no
+    /// backslash comes first; else returns nil with `index` at that backslash. Checks UTF-8 and
+    /// raw control bytes on the way.
+    @inline(__always)
+    mutating func scanPlainString() throws(JSONParseError) -> Int? {
+        let open = index
         index += 1
-        let start = index
         let end = bytes.count
         while index < end {
             index = Self.skipPlainASCII(bytes, from: index)
             guard index < end else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
-                return text
+                return index - 1
             }
-            if byte == UInt8(ascii: "\\") {
-                scratch.removeAll(keepingCapacity: true)
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
-                return try parseEscapedRemainder(openedAt: open)
-            }
+            if byte == UInt8(ascii: "\\") { return nil }
             try consumeStringByte(byte)
         }
         throw error(.unexpectedEnd, at: index, "unterminated string (opened at byte \(open))")
+    }
+
+    /// The rest of the string opened at `open`, from its first backslash at `index`: its plain
+    /// start copied, the rest unescaped into `scratch`.
+    mutating func parseEscapedString(openedAt open: Int) throws(JSONParseError) -> String {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(open + 1)..<index]))
+        return try parseEscapedRemainder(openedAt: open)
     }
 
     /// The offset of the first byte at or after `start` that is not printable ASCII or is a

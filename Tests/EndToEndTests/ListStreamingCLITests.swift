@@ -22,31 +22,19 @@ struct ListStreamingCLITests {
 
         /// The script: one connection, one answer per request line; a request with a cursor
         /// waits for the FIFO to be written before it is answered.
-        static let script = """
-            import json, os, socket, sys
-            sock_path, release, first, last = sys.argv[1:5]
-            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            server.bind(sock_path); server.listen(1)
-            open(sock_path + ".ready", "w").close()
-            conn, _ = server.accept()
-            pending = b""
-            while True:
-                data = conn.recv(65536)
-                if not data: break
-                pending += data
-                while b"\\n" in pending:
-                    line, pending = pending.split(b"\\n", 1)
-                    request = json.loads(line)
-                    params = request.get("params") or {}
-                    if params.get("cursor") is None:
-                        result = json.load(open(first))
-                    else:
-                        open(sock_path + ".asked", "w").close()
-                        with open(release) as gate: gate.readline()
-                        result = json.load(open(last))
-                    reply = {"jsonrpc": "2.0", "id": request["id"], "result": result}
-                    conn.sendall(json.dumps(reply).encode() + b"\\n")
+        static let script = SocketDoubleScript.python(
             """
+            release, first, last = args
+            def answer(request):
+                params = request.get("params") or {}
+                if params.get("cursor") is None:
+                    result = json.load(open(first))
+                else:
+                    open(sock_path + ".asked", "w").close()
+                    with open(release) as gate: gate.readline()
+                    result = json.load(open(last))
+                return json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+            """)
 
         init(first: Page<MeetingSummary>, last: Page<MeetingSummary>) throws {
             root = FileManager.default.temporaryDirectory.appendingPathComponent("steno-held-\(UUID().uuidString.prefix(8))").path

@@ -77,11 +77,22 @@ public final class StenoClient {
     ///
     /// - Throws: `.rpc` with the daemon's error when it answers with one.
     func result(of id: Int64) throws(StenoClientError) -> JSONValue {
+        try result(of: id) { line throws(JSONParseError) in (try JSONValue.parse(line), ()) }.result
+    }
+
+    /// Reads messages until the answer to request `id`, each line read by `read` (which may set
+    /// part of it aside as `Extra` rather than parse it), handing notifications on.
+    ///
+    /// - Throws: `.rpc` with the daemon's error when it answers with one.
+    func result<Extra>(
+        of id: Int64, reading read: ([UInt8]) throws(JSONParseError) -> (JSONValue, Extra)
+    ) throws(StenoClientError) -> (result: JSONValue, extra: Extra) {
         while true {
             let line = try connection.readLine()
             let message: JSONValue
+            let extra: Extra
             do {
-                message = try JSONValue.parse(line)
+                (message, extra) = try read(line)
             } catch {
                 throw .protocolError("\(error)")
             }
@@ -97,7 +108,7 @@ public final class StenoClient {
             }
             guard response.id == .int(id) else { continue }
             switch response.outcome {
-            case .success(let result): return result
+            case .success(let result): return (result, extra)
             case .failure(let error): throw .rpc(error)
             }
         }

@@ -59,6 +59,15 @@ final class UnixSocketConnection {
     func readLine() throws(StenoClientError) -> [UInt8] {
         while true {
             if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                if newline == buffer.count - 1 {
+                    // The usual case (one reply, then the daemon waits): hand the buffer over
+                    // rather than copy a page of half a megabyte out of it.
+                    var line: [UInt8] = []
+                    swap(&line, &buffer)
+                    line.removeLast()
+                    scanned = 0
+                    return line
+                }
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
                 scanned = 0

@@ -30,12 +30,20 @@ struct ListOptions: ParsableArguments {
     /// The next page is asked for as soon as this page's cursor is read, before its items are
     /// decoded and handed on: the daemon reads the next rows while this process prints these.
     func forEachPage<Item: Codable & Sendable>(_ requestPage: PageRequest<Item>, _ receive: (ReceivedPage<Item>) throws -> Void) throws -> Bool {
+        try forEachPage(requestPage, reading: ReceivedPage.init, receive)
+    }
+
+    /// `forEachPage`, each answer read by `read` (`ReceivedPage` keeps it as values,
+    /// `PendingCall.reprintedPage` as pretty-printed JSON).
+    func forEachPage<Item: Codable & Sendable, Received: ListPage>(
+        _ requestPage: PageRequest<Item>, reading read: (PendingCall<Page<Item>>) throws -> Received, _ receive: (Received) throws -> Void
+    ) throws -> Bool {
         func pageSize(after count: Int) -> Int { all ? PageParams.maximumLimit : min(PageParams.maximumLimit, limit - count) }
         var count = 0
         var pending = try requestPage(nil, pageSize(after: 0))
         while true {
-            let page = try ReceivedPage(pending)
-            count += page.json.count
+            let page = try read(pending)
+            count += page.count
             let more = page.nextCursor != nil && (all || count < limit)
             if more, let cursor = page.nextCursor { pending = try requestPage(cursor, pageSize(after: count)) }
             try receive(page)
@@ -44,17 +52,30 @@ struct ListOptions: ParsableArguments {
     }
 }
 
+/// A page as read from the daemon: how many items it holds and where the next one starts.
+protocol ListPage {
+    /// How many items the page holds.
+    var count: Int { get }
+    /// Where the next page starts; nil on the last.
+    var nextCursor: String? { get }
+}
+
+extension ReprintedPage: ListPage {}
+
 /// One page as the daemon sent it: its items as JSON, decoded into typed values only when
 /// asked. `-o json` writes the JSON as it came (the daemon encodes the same types the CLI
 /// decodes, so a decode and encode again gave the same JSON, at half of steno's work for
 /// `--all`).
-struct ReceivedPage<Item: Codable & Sendable> {
+struct ReceivedPage<Item: Codable & Sendable>: ListPage {
     /// The page's items as sent.
     let json: [JSONValue]
     /// Where the next page starts; nil on the last.
     let nextCursor: String?
     private let raw: JSONValue
     private let call: PendingCall<Page<Item>>
+
+    /// How many items the page holds.
+    var count: Int { json.count }
 
     /// Waits for the answer to `call`.
     ///

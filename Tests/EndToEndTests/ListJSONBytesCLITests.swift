@@ -1,0 +1,155 @@
+import Foundation
+import StenoAPI
+import StenoCore
+import StenoTesting
+import StenoTestTraits
+import Testing
+
+/// `steno meetings --all -o json` pretty-prints each page from the reply's bytes: the output
+/// across several pages must be exactly the text the values printed whole give (with DEL, C1,
+/// bidi and line-separator scalars escaped for the terminal), however the daemon spelled the
+/// JSON, and a malformed reply must be an error, never passed through.
+@Suite("steno -o json from the reply's bytes", .blocksThreads, .serialized)
+struct ListJSONBytesCLITests {
+    /// A daemon double answering `meetings.list` from page files: page N's result is the file
+    /// `N.json` sent as it is (`raw`, the daemon's compact form) or loaded and dumped again by
+    /// Python (`python`: spaces after separators, non-ASCII as `\u` escapes).
+    final class PagesDaemon {
+        let root: String
+        var socketPath: String { root + "/pages.sock" }
+        let process = Process()
+
+        static let script = SocketDoubleScript.python(
+            """
+            folder, mode = args
+            def answer(request):
+                cursor = (request.get("params") or {}).get("cursor")
+                page = open(os.path.join(folder, "%d.json" % (0 if cursor is None else int(cursor))), "rb").read()
+                if mode == "python":
+                    return json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": json.loads(page)}).encode()
+                return b'{"id":' + str(request["id"]).encode() + b',"jsonrpc":"2.0","result":' + page + b'}'
+            """)
+
+        /// Serves `pages` (their results' bytes) in `mode`.
+        init(pages: [[UInt8]], mode: String) throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("steno-pages-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            for (number, page) in pages.enumerated() {
+                try Data(page).write(to: URL(fileURLWithPath: root + "/\(number).json"))
+            }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", Self.script, socketPath, root, mode]
+            try process.run()
+            let ready = try poll(timeout: 120, { FileManager.default.fileExists(atPath: self.socketPath + ".ready") }, until: { $0 })
+            guard ready else { throw TestDaemonError("the daemon double did not start") }
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+
+    /// Titles a calendar can carry: quotes, backslashes, C0 controls, DEL, C1, bidi controls,
+    /// line separators, accents, wide characters, emoji.
+    static let titles = [
+        #"Plain"#, #"Say "hi" \ back\slash"#, "Tab\tnew\nline\rreturn \u{0} nul", "\u{1B}[31mred\u{1B}]0;pwned\u{07}", "DEL\u{7F} C1\u{85}\u{9B}2J",
+        "\u{202E}gnp.exe \u{2066}iso\u{2069} \u{61C}alm \u{200E}\u{200F}", "line\u{2028}sep\u{2029}para", "Café – naïve € 日本語 😀👩‍👩‍👧",
+        "slash / and \u{FFFD} and \u{10FFFF}", "",
+    ]
+
+    static func meetings(count: Int) -> [MeetingSummary] {
+        (0..<count).map { index in
+            let title = titles[index % titles.count]
+            return MeetingSummary(
+                id: Int64(index + 1), title: title + (index % 3 == 0 ? "" : " #\(index)"),
+                start: Date(timeIntervalSince1970: 1_780_000_000 + Double(index) * 60), end: index % 4 == 0 ? nil : Date(timeIntervalSince1970: 1_780_003_600),
+                organizer: index % 2 == 0 ? Attendee(email: "o\(index)@example.com", name: index % 5 == 0 ? title : nil) : nil,
+                attendeeCount: index % 7, recordings: index % 3 == 0 ? [Int64(index), 2] : [], location: index % 5 == 1 ? title : nil,
+                onlineMeetingURL: nil, isCancelled: index % 6 == 0, isGone: false, isAllDay: index % 9 == 0,
+                firstDay: index % 9 == 0 ? "2026-06-01" : nil, lastDay: index % 9 == 0 ? "2026-06-02" : nil)
+        }
+    }
+
+    /// `meetings` as pages of at most 1,000 (what `--all` asks for), each the daemon's bytes.
+    static func pages(_ meetings: [MeetingSummary]) throws -> [[UInt8]] {
+        let chunks = stride(from: 0, to: meetings.count, by: 1000).map { Array(meetings[$0..<min($0 + 1000, meetings.count)]) }
+        return try chunks.enumerated().map { number, items in
+            let page = Page(items: items, nextCursor: number + 1 < chunks.count ? String(number + 1) : nil)
+            return try JSONValueEncoder().encode(page).serializedBytes
+        }
+    }
+
+    /// What the tree path writes: the values pretty-printed whole, with the scalars a terminal
+    /// would act on (DEL, C1, direction controls, line separators) as `\uXXXX`.
+    static func expectedJSON(_ meetings: [MeetingSummary]) throws -> String {
+        let text = try JSONValueEncoder().encode(meetings).prettyPrinted()
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x2028, 0x2029:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default:
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\n"
+    }
+
+    /// Runs `steno meetings --all -o json` against `double`.
+    static func listAll(_ double: PagesDaemon) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
+        process.arguments = ["--socket", double.socketPath, "meetings", "--all", "-o", "json"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STENO_SOCKET"] = nil
+        process.environment = environment
+        let (stdout, stderr) = (Pipe(), Pipe())
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    @Test(arguments: ["raw", "python"])
+    func severalPagesPrintAsTheValuesPrintedWhole(mode: String) throws {
+        let meetings = Self.meetings(count: 2_345)
+        let double = try PagesDaemon(pages: try Self.pages(meetings), mode: mode)
+        let listed = try Self.listAll(double)
+        try #require(listed.status == 0, "\(listed.stderr)")
+        let expected = try Self.expectedJSON(meetings)
+        #expect(listed.stdout == expected, "the output differs from the values printed whole")
+        #expect(!listed.stdout.unicodeScalars.contains { ($0.value >= 0x7F && $0.value <= 0x9F) || $0 == "\u{202E}" || $0 == "\u{2028}" })
+        #expect(try JSONValue.parse(listed.stdout).arrayValue?.count == meetings.count)
+    }
+
+    @Test func anEmptyListIsAnEmptyArray() throws {
+        let double = try PagesDaemon(pages: [Array(#"{"items":[]}"#.utf8)], mode: "raw")
+        let listed = try Self.listAll(double)
+        #expect(listed.status == 0 && listed.stdout == "[]\n", "\(listed)")
+    }
+
+    @Test(arguments: [
+        #"{"items":[{"id":1,"title":"cut"#, #"{"items":[{"id":1,"title":"a\u0000b\x"}]}"#, #"{"items":[{"id":01}]}"#,
+        #"{"items":{"id":1}}"#, #"{"items":[],"nextCursor":5}"#,
+    ])
+    func aMalformedPageIsAnErrorNotOutput(page: String) throws {
+        let first = Array(#"{"items":[{"id":1,"title":"first"}],"nextCursor":"1"}"#.utf8)
+        let double = try PagesDaemon(pages: [first, Array(page.utf8)], mode: "raw")
+        let listed = try Self.listAll(double)
+        #expect(listed.status != 0, "\(listed)")
+        #expect(!listed.stdout.contains("cut") && !listed.stdout.contains("a\\u0000b"), "\(listed.stdout)")
+    }
+
+    @Test func invalidUTF8InAPageIsAnError() throws {
+        let page = Array(#"{"items":[{"id":1,"title":""#.utf8) + [0xC3, 0x28] + Array(#""}]}"#.utf8)
+        let double = try PagesDaemon(pages: [page], mode: "raw")
+        let listed = try Self.listAll(double)
+        #expect(listed.status != 0 && listed.stdout.isEmpty, "\(listed)")
+    }
+}
