@@ -65,7 +65,11 @@ package struct MeetingEventFold {
 
     /// Adds one row: a new event, or another attendee of the event of the previous row.
     package mutating func add(_ row: Row) {
-        var meetingEvents = events.removeValue(forKey: row.meetingID) ?? []
+        // Changed in place in the dictionary: one hash lookup per row, no copy of the array.
+        Self.add(row, to: &events[row.meetingID, default: []])
+    }
+
+    private static func add(_ row: Row, to meetingEvents: inout [Event]) {
         if let last = meetingEvents.indices.last, meetingEvents[last].row.eventID == row.eventID {
             if let attendee = row.attendee { meetingEvents[last].attendees.append(attendee) }
         } else if let index = meetingEvents.firstIndex(where: { $0.row.eventID == row.eventID }) {
@@ -73,7 +77,6 @@ package struct MeetingEventFold {
         } else {
             meetingEvents.append(Event(row: row, attendees: row.attendee.map { [$0] } ?? []))
         }
-        events[row.meetingID] = meetingEvents
     }
 
     /// A meeting's latest event: live first, then by update time, then by id.

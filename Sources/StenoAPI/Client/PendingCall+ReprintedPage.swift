@@ -17,7 +17,7 @@ extension PendingCall {
     /// - Throws: the daemon's error, `.protocolError` for malformed JSON, or
     ///   `.unexpectedResult` when the result is not a page.
     public func reprintedPage(indent: Int = 2) throws(StenoClientError) -> ReprintedPage {
-        let (result, items) = try client.result(of: id) { line throws(JSONParseError) in
+        let (result, items) = try reply { line throws(JSONParseError) in
             let parsed = try JSONValue.parse(line, reprintingMemberAt: ["result", "items"], indent: indent)
             return (parsed.value, parsed.member.map { (text: $0, count: parsed.memberElements) })
         }

@@ -38,8 +38,8 @@ public final class StenoClient {
 
     /// Sends a request without waiting for its answer, so that the caller can work on the
     /// previous answer while the daemon works on this one (`--all` asks for the next page
-    /// before it prints the current one). Read the answer with `PendingCall.rawResult()`
-    /// before sending another request.
+    /// before it prints the current one). Answers are matched by id, so a request sent before
+    /// an earlier answer is read only waits behind it.
     public func send<Params, Result>(_ method: RPCMethodDescriptor<Params, Result>, _ params: Params) throws(StenoClientError) -> PendingCall<Result> {
         let encoded: JSONValue
         do {
@@ -121,13 +121,49 @@ public struct PendingCall<Result: Decodable> {
     let id: Int64
     /// The method asked, for errors.
     public let method: String
+    /// Told the next cursor of the page this call answers as soon as the reply has arrived,
+    /// before it is parsed (see `whenCursorArrives`).
+    private var cursorWatcher: ((String) -> Void)?
+
+    init(client: StenoClient, id: Int64, method: String) {
+        self.client = client
+        self.id = id
+        self.method = method
+    }
+
+    /// This call, with `watcher` told the page's `nextCursor` as read from the end of the
+    /// reply (`PageTrailingCursor`) before the reply is parsed: `--all` asks for the next page
+    /// then, so that the daemon reads its rows while this process parses and prints these.
+    /// The watcher is not told when the reply is laid out otherwise; the parsed page's cursor
+    /// stays the one to trust.
+    public func whenCursorArrives(_ watcher: @escaping (String) -> Void) -> PendingCall {
+        var call = self
+        call.cursorWatcher = watcher
+        return call
+    }
 
     /// Waits for the answer and returns it as sent, not decoded yet (a list's cursor can be
     /// read from it and the next page asked for before its items are decoded).
     ///
     /// - Throws: `.rpc` with the daemon's error when it answers with one.
     public func rawResult() throws(StenoClientError) -> JSONValue {
-        try client.result(of: id)
+        try reply { line throws(JSONParseError) in (try JSONValue.parse(line), ()) }.result
+    }
+
+    /// Reads the answer as `StenoClient.result(of:reading:)` does, telling the cursor watcher
+    /// first.
+    func reply<Extra>(
+        reading read: ([UInt8]) throws(JSONParseError) -> (JSONValue, Extra)
+    ) throws(StenoClientError) -> (result: JSONValue, extra: Extra) {
+        guard let cursorWatcher else { return try client.result(of: id, reading: read) }
+        var told = false
+        return try client.result(of: id) { line throws(JSONParseError) in
+            if !told, case .cursor(let cursor) = PageTrailingCursor(reply: line, id: id) {
+                told = true
+                cursorWatcher(cursor)
+            }
+            return try read(line)
+        }
     }
 
     /// The answer as the method's result type.

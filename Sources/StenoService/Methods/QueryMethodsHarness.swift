@@ -36,26 +36,17 @@ package struct QueryMethodsHarness: Sendable {
 }
 
 extension RPCResult {
-    /// The `nextCursor` of a page, read from the end of its bytes without parsing its items, so
-    /// a timed `--all` can follow the cursors at the cost of a few bytes per page.
-    ///
-    /// A page's members are sorted, `items` before `nextCursor`, so a serialized page ends with
-    /// `]}` (no cursor) or `,"nextCursor":"…"}`. The last `,"nextCursor":` is that member: inside
-    /// a string every `"` is escaped, so a quote after a comma is always structural.
+    /// The `nextCursor` of a page, read from the end of its bytes without parsing its items
+    /// (`PageTrailingCursor`), so a timed `--all` can follow the cursors at the cost of a few
+    /// bytes per page.
     package var nextCursor: String? {
         get throws {
-            guard case .serialized(let bytes) = self else { return try json()["nextCursor"]?.stringValue }
-            guard bytes.count >= 2, bytes[bytes.count - 1] == UInt8(ascii: "}") else { return nil }
-            if bytes[bytes.count - 2] == UInt8(ascii: "]") { return nil }
-            let marker = Array(#","nextCursor":"#.utf8)
-            var start = bytes.count - 2 - marker.count
-            while start >= 0 {
-                if bytes[start] == UInt8(ascii: ","), bytes[start..<(start + marker.count)].elementsEqual(marker) {
-                    // Parse the member's value: after the colon, up to the page's closing brace.
-                    let value = try JSONValue.parse(bytes[(start + marker.count)..<(bytes.count - 1)])
-                    return value.stringValue
+            if case .serialized(let bytes) = self {
+                switch PageTrailingCursor(page: bytes[...]) {
+                case .cursor(let cursor): return cursor
+                case .none: return nil
+                case .unknown: break
                 }
-                start -= 1
             }
             return try json()["nextCursor"]?.stringValue
         }

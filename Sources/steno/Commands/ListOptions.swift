@@ -35,17 +35,42 @@ struct ListOptions: ParsableArguments {
 
     /// `forEachPage`, each answer read by `read` (`ReceivedPage` keeps it as values,
     /// `PendingCall.reprintedPage` as pretty-printed JSON).
+    ///
+    /// With `--all` every page is as large as the daemon serves, so the next one is asked for
+    /// as soon as the cursor at the end of the reply has arrived, before the reply is parsed
+    /// (`PendingCall.whenCursorArrives`); should the parsed cursor differ, that request's
+    /// answer is skipped and the page asked for again.
     func forEachPage<Item: Codable & Sendable, Received: ListPage>(
         _ requestPage: PageRequest<Item>, reading read: (PendingCall<Page<Item>>) throws -> Received, _ receive: (Received) throws -> Void
     ) throws -> Bool {
         func pageSize(after count: Int) -> Int { all ? PageParams.maximumLimit : min(PageParams.maximumLimit, limit - count) }
+        // The watcher holds `requestPage` only while its page is read.
+        return try withoutActuallyEscaping(requestPage) { requestPage in
+            try forEachPage(requestPage, pageSize: pageSize, reading: read, receive)
+        }
+    }
+
+    private func forEachPage<Item: Codable & Sendable, Received: ListPage>(
+        _ requestPage: @escaping PageRequest<Item>, pageSize: (Int) -> Int, reading read: (PendingCall<Page<Item>>) throws -> Received,
+        _ receive: (Received) throws -> Void
+    ) throws -> Bool {
         var count = 0
-        var pending = try requestPage(nil, pageSize(after: 0))
+        var pending = try requestPage(nil, pageSize(0))
         while true {
-            let page = try read(pending)
+            var early: (cursor: String, call: PendingCall<Page<Item>>)?
+            var earlyFailure: (any Error)?
+            let watched =
+                all
+                ? pending.whenCursorArrives { cursor in
+                    do { early = (cursor, try requestPage(cursor, PageParams.maximumLimit)) } catch { earlyFailure = error }
+                } : pending
+            let page = try read(watched)
+            if let earlyFailure { throw earlyFailure }
             count += page.count
             let more = page.nextCursor != nil && (all || count < limit)
-            if more, let cursor = page.nextCursor { pending = try requestPage(cursor, pageSize(after: count)) }
+            if more, let cursor = page.nextCursor {
+                if let early, early.cursor == cursor { pending = early.call } else { pending = try requestPage(cursor, pageSize(count)) }
+            }
             try receive(page)
             if !more { return page.nextCursor != nil }
         }
