@@ -59,17 +59,17 @@ extension QueryCase {
     }
 
     /// Runs the call and its floor `runs` times each (after one warm-up).
-    func measure(harness: QueryMethodsHarness, as user: User?, floor database: DatabasePool, runs: Int) async throws -> Result {
+    func measure(harness: QueryMethodsHarness, as user: User?, floor database: QueryFloor, runs: Int) async throws -> Result {
         let ids = try self.ids(try await call(harness, user))
         var times: [Double] = []
         var floorTimes: [Double] = []
-        _ = try readFloor(database, ids: ids)
+        _ = try await readFloor(database, ids: ids)
         for _ in 0..<max(1, runs) {
             let start = ContinuousClock.now
             _ = try await call(harness, user)
             times.append(Self.seconds(ContinuousClock.now - start))
             let floorStart = ContinuousClock.now
-            _ = try readFloor(database, ids: ids)
+            _ = try await readFloor(database, ids: ids)
             floorTimes.append(Self.seconds(ContinuousClock.now - floorStart))
         }
         return Result(
