@@ -106,7 +106,8 @@ enum Output {
     /// `--tz`: a time without a zone is ambiguous the moment two people compare notes.
     static func date(_ date: Date) -> String {
         let zone = timeZone
-        return CachedDateFormatter.string(date, pattern: "yyyy-MM-dd HH:mm", in: zone) + " " + TimeZoneName.offset(zone, at: date)
+        let minute = WallClockText.minute(date, in: zone) ?? CachedDateFormatter.string(date, pattern: "yyyy-MM-dd HH:mm", in: zone)
+        return minute + " " + TimeZoneName.offset(zone, at: date)
     }
 
     /// An end time: only `HH:mm` on the day and at the offset of its start `opening` (as
@@ -121,7 +122,7 @@ enum Output {
 
     /// The day of a time in the zone of `--tz` (`2026-11-20`).
     static func day(_ date: Date) -> String {
-        CachedDateFormatter.string(date, pattern: "yyyy-MM-dd", in: timeZone)
+        WallClockText.day(date, in: timeZone) ?? CachedDateFormatter.string(date, pattern: "yyyy-MM-dd", in: timeZone)
     }
 
     /// A duration as `3d 4h`, `2h 5m`, `42s`.
