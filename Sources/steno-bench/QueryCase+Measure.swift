@@ -126,13 +126,23 @@ extension QueryCase {
                 ).count
                 return rows + links + (try Self.attendeeRows(db, meeting: meeting))
             case .search(let text):
+                // A hit's fields: its title, time and snippet (unranked: the floor takes any
+                // matches, the call ranks the newest).
                 let match = (try? SearchTerms(text).matchExpression) ?? text
                 let meetings = try Row.fetchAll(
-                    db, sql: "SELECT rowid FROM meeting_search WHERE meeting_search MATCH ? LIMIT ?", arguments: [match, ids.count]).count
+                    db,
+                    sql: """
+                        SELECT meeting_search.rowid, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8)
+                        FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid WHERE meeting_search MATCH ? LIMIT ?
+                        """, arguments: [match, ids.count]
+                ).count
                 return meetings
                     + (try Row.fetchAll(
-                        db, sql: "SELECT rowid FROM recording_search WHERE recording_search MATCH ? LIMIT ?",
-                        arguments: [match, max(0, ids.count - meetings)]
+                        db,
+                        sql: """
+                            SELECT recording_search.rowid, r.title, r.recorded_at, snippet(recording_search, -1, '[', ']', '…', 8)
+                            FROM recording_search JOIN recordings r ON r.id = recording_search.rowid WHERE recording_search MATCH ? LIMIT ?
+                            """, arguments: [match, max(0, ids.count - meetings)]
                     ).count)
             }
         }

@@ -57,12 +57,18 @@ extension QueryCase {
                 """, id: meeting)
             return rows + links + (try await catalog.countRows(Self.postgresAttendees, id: meeting))
         case .search(let text):
+            // A hit's fields: its title, time and the texts its snippet is cut from (unranked).
             let meetings = try await catalog.countRows(
-                "SELECT meeting_id FROM meeting_search WHERE lexemes @@ $1::tsquery LIMIT $2::bigint", searching: text, limit: ids.count)
+                """
+                SELECT s.meeting_id, m.title, m.starts_at, s.title, s.attendees FROM meeting_search s JOIN meetings m ON m.id = s.meeting_id
+                WHERE s.lexemes @@ $1::tsquery LIMIT $2::bigint
+                """, searching: text, limit: ids.count)
             return meetings
                 + (try await catalog.countRows(
-                    "SELECT recording_id FROM recording_search WHERE lexemes @@ $1::tsquery LIMIT $2::bigint", searching: text,
-                    limit: max(0, ids.count - meetings)))
+                    """
+                    SELECT s.recording_id, r.title, r.recorded_at, s.title, s.transcript, s.path
+                    FROM recording_search s JOIN recordings r ON r.id = s.recording_id WHERE s.lexemes @@ $1::tsquery LIMIT $2::bigint
+                    """, searching: text, limit: max(0, ids.count - meetings)))
         }
     }
 
