@@ -16,11 +16,12 @@ extension PostgresCatalog {
     }
 
     /// How many rows `sql` returns, `$1` bound to the `tsquery` a search for `text` asks (every
-    /// word as a prefix) and `$2` to `limit`; none when the text has no words.
-    package func countRows(_ sql: String, searching text: String, limit: Int) async throws -> Int {
+    /// word as a prefix), `$2` to `limit` and, given ids `among`, `$3` to them (a `bigint[]`);
+    /// none when the text has no words.
+    package func countRows(_ sql: String, searching text: String, limit: Int, among ids: [Int64]? = nil) async throws -> Int {
         guard let words = try SQLiteCatalog.searchTerms(text)?.words else { return 0 }
         let query = SearchLexemes.prefixQuery(words)
         guard !query.isEmpty else { return 0 }
-        return try await rows(.numbered(sql, [query, Int64(limit)])).count
+        return try await rows(.numbered(sql, [query, Int64(limit)] + (ids.map { [$0] } ?? []))).count
     }
 }

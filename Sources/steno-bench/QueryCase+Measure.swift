@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import StenoCore
 import StenoService
+import StenoStore
 
 extension QueryCase {
     /// The figures of one case as one user.
@@ -125,24 +126,30 @@ extension QueryCase {
                         """, arguments: [meeting]
                 ).count
                 return rows + links + (try Self.attendeeRows(db, meeting: meeting))
-            case .search(let text):
+            case .search(let text, let visible):
                 // A hit's fields: its title, time and snippet (unranked: the floor takes any
-                // matches, the call ranks the newest).
+                // matches, the call ranks the newest); a member's among those they may see
+                // (`+`: the ids tested on each match, not each pushed into the full-text query).
                 let match = (try? SearchTerms(text).matchExpression) ?? text
+                func arguments(limit: Int, _ ids: String?) -> StatementArguments {
+                    ids.map { ["match": match, "visible": $0, "limit": limit] } ?? ["match": match, "limit": limit]
+                }
                 let meetings = try Row.fetchAll(
                     db,
                     sql: """
                         SELECT meeting_search.rowid, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8)
-                        FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid WHERE meeting_search MATCH ? LIMIT ?
-                        """, arguments: [match, ids.count]
+                        FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid WHERE meeting_search MATCH :match
+                        \(visible == nil ? "" : "AND +meeting_search.rowid IN (SELECT value FROM json_each(:visible))") LIMIT :limit
+                        """, arguments: arguments(limit: ids.count, visible?.meetings)
                 ).count
                 return meetings
                     + (try Row.fetchAll(
                         db,
                         sql: """
                             SELECT recording_search.rowid, r.title, r.recorded_at, snippet(recording_search, -1, '[', ']', '…', 8)
-                            FROM recording_search JOIN recordings r ON r.id = recording_search.rowid WHERE recording_search MATCH ? LIMIT ?
-                            """, arguments: [match, max(0, ids.count - meetings)]
+                            FROM recording_search JOIN recordings r ON r.id = recording_search.rowid WHERE recording_search MATCH :match
+                            \(visible == nil ? "" : "AND +recording_search.rowid IN (SELECT value FROM json_each(:visible))") LIMIT :limit
+                            """, arguments: arguments(limit: max(0, ids.count - meetings), visible?.recordings)
                     ).count)
             }
         }

@@ -20,8 +20,10 @@ struct QueryCase: Sendable {
         case attendees(meeting: Int64)
         /// A meeting, its organizer and attendee rows and its links with their recordings.
         case meeting(Int64)
-        /// The full-text matches of a text, unranked, as many as returned.
-        case search(String)
+        /// The full-text matches of a text, unranked, as many as returned, with a hit's fields;
+        /// for a member only those among their `visible` meetings and recordings (read once
+        /// before the runs, as the daemon holds them; JSON arrays of ids).
+        case search(String, visible: (meetings: String, recordings: String)?)
     }
 
     var name: String
@@ -42,7 +44,9 @@ struct QueryCase: Sendable {
     static let colleague = "user7@bench.example"
 
     /// Every case, as one user (nil: an admin) asks it.
-    static func all(harness: QueryMethodsHarness, member: User?, users: Int) async throws -> [QueryCase] {
+    static func all(
+        harness: QueryMethodsHarness, member: User?, visible: (meetings: String, recordings: String)?, users: Int
+    ) async throws -> [QueryCase] {
         let june = Self.june
         let week = (from: june, to: june.addingTimeInterval(7 * 86_400))
         let colleague = Self.colleague
@@ -80,7 +84,7 @@ struct QueryCase: Sendable {
         // "42" is in one title in a hundred: the frequency where PostgreSQL's search turns from
         // walking the newest rows to reading the full-text index.
         for (label, text) in [("rare word", rare), ("1% word", "42"), ("common word", "Meeting"), ("prefix", "Meet")] {
-            cases.append(QueryCase(name: "search \(label) (\(text))", isFullListing: false, floor: .search(text), call: { harness, user in
+            cases.append(QueryCase(name: "search \(label) (\(text))", isFullListing: false, floor: .search(text, visible: visible), call: { harness, user in
                 try await pages(harness, StenoMethods.searchQuery, SearchParams(text: text), as: user, all: false)
             }, ids: ids(key: "id")))
         }
@@ -93,7 +97,7 @@ struct QueryCase: Sendable {
         cases.append(QueryCase(name: "links --state linked --all", isFullListing: true, floor: .links, call: { harness, user in
             try await pages(harness, StenoMethods.linksList, LinkListParams(state: .linked), as: user, all: true)
         }, ids: ids(key: "recording")))
-        cases.append(QueryCase(name: "search rare word --all", isFullListing: true, floor: .search(rare), call: { harness, user in
+        cases.append(QueryCase(name: "search rare word --all", isFullListing: true, floor: .search(rare, visible: visible), call: { harness, user in
             try await pages(harness, StenoMethods.searchQuery, SearchParams(text: rare), as: user, all: true)
         }, ids: ids(key: "id")))
         _ = users
