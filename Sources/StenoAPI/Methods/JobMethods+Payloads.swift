@@ -27,7 +27,7 @@ public struct JobListParams: Codable, Sendable, Hashable {
     public var newestFirst: Bool?
     /// The `nextCursor` of the previous page; nil for the first page.
     public var cursor: String?
-    /// Items per page, 1…5000 (default 100).
+    /// Items per page, 1…1000 (default 100).
     public var limit: Int?
 
     /// Creates the params; nil fields are left out.

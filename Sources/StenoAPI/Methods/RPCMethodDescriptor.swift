@@ -30,7 +30,7 @@ public struct Page<Item: Codable & Sendable>: Codable, Sendable {
 public struct PageParams: Codable, Sendable, Hashable {
     /// The `nextCursor` of the previous page; nil for the first page.
     public var cursor: String?
-    /// Items per page, 1…5000 (default 100).
+    /// Items per page, 1…1000 (default 100).
     public var limit: Int?
 
     public init(cursor: String? = nil, limit: Int? = nil) {
@@ -38,9 +38,7 @@ public struct PageParams: Codable, Sendable, Hashable {
         self.limit = limit
     }
 
-    /// The default and the largest page size. `--all` asks for the largest: through the CLI,
-    /// pages of 1,000 made a 20,000-meeting listing wait on twenty round trips, each with the
-    /// daemon idle while steno received its page (190 ms; 155 ms in pages of 5,000).
+    /// The default and the largest page size.
     public static let defaultLimit = 100
-    public static let maximumLimit = 5000
+    public static let maximumLimit = 1000
 }
