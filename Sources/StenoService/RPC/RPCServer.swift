@@ -74,6 +74,10 @@ public final class RPCServer: Service, Sendable {
                 }
             }
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            // A page of an `--all` is half a megabyte: with the default send buffer (200 KB)
+            // its writing waited on steno, busy printing the page before (the kernel caps the
+            // size at `net.core.wmem_max`).
+            .childChannelOption(ChannelOptions.socketOption(.so_sndbuf), value: 1 << 20)
             // A client may send its last request and shut down its writing side: answer it.
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
