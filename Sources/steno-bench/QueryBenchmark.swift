@@ -78,7 +78,7 @@ struct QueryBenchmark: AsyncParsableCommand {
         }
         var results: [QueryCase.Result] = []
         for user in [nil, member] {
-            let cases = try await QueryCase.all(harness: harness, member: user, visible: try user.map { try visibleLists(of: $0, in: floor) }, users: users)
+            let cases = try await QueryCase.all(harness: harness, member: user, visible: try user.map { try MemberVisibleIDs(of: $0, in: floor) }, users: users)
             for queryCase in cases where only.map({ queryCase.name.contains($0) }) ?? true {
                 let result = try await queryCase.measure(harness: harness, as: user, floor: floorReader, runs: queryCase.isFullListing ? allRuns : runs)
                 if results.isEmpty { print(QueryCase.Result.header) }
@@ -95,17 +95,6 @@ struct QueryBenchmark: AsyncParsableCommand {
                 cliCases.filter { only.map($0.name.contains) ?? true }, catalog: working, floor: floor, runs: allRuns)
         }
         print(QueryCase.Result.summary(results))
-    }
-
-    /// The ids of the meetings and recordings `user` may see, as JSON arrays, read once by the
-    /// plain visibility rule (as the daemon holds them): a member's search floor reads among them.
-    func visibleLists(of user: User, in floor: DatabasePool) throws -> (meetings: String, recordings: String) {
-        try floor.read { db in
-            let meetings = try Int64.fetchAll(db, sql: SQLiteCatalog.visibleMeetingIDs(of: ":v"), arguments: ["v": user.id])
-            let recordings = try Int64.fetchAll(db, sql: SQLiteCatalog.visibleRecordingIDs(of: ":v"), arguments: ["v": user.id])
-            func json(_ ids: [Int64]) -> String { "[" + Set(ids).sorted().map(String.init).joined(separator: ",") + "]" }
-            return (json(meetings), json(recordings))
-        }
     }
 
     /// Generates (or reuses) `link`'s catalog, adds a member whose calendar holds

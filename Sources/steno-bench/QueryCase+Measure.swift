@@ -140,7 +140,7 @@ extension QueryCase {
                         SELECT meeting_search.rowid, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8)
                         FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid WHERE meeting_search MATCH :match
                         \(visible == nil ? "" : "AND +meeting_search.rowid IN (SELECT value FROM json_each(:visible))") LIMIT :limit
-                        """, arguments: arguments(limit: ids.count, visible?.meetings)
+                        """, arguments: arguments(limit: ids.count, visible?.meetingsJSON)
                 ).count
                 return meetings
                     + (try Row.fetchAll(
@@ -149,7 +149,7 @@ extension QueryCase {
                             SELECT recording_search.rowid, r.title, r.recorded_at, snippet(recording_search, -1, '[', ']', '…', 8)
                             FROM recording_search JOIN recordings r ON r.id = recording_search.rowid WHERE recording_search MATCH :match
                             \(visible == nil ? "" : "AND +recording_search.rowid IN (SELECT value FROM json_each(:visible))") LIMIT :limit
-                            """, arguments: arguments(limit: max(0, ids.count - meetings), visible?.recordings)
+                            """, arguments: arguments(limit: max(0, ids.count - meetings), visible?.recordingsJSON)
                     ).count)
             }
         }

@@ -64,20 +64,15 @@ extension QueryCase {
                 SELECT s.meeting_id, m.title, m.starts_at, s.title, s.attendees FROM meeting_search s JOIN meetings m ON m.id = s.meeting_id
                 WHERE s.lexemes @@ $1::tsquery \(visible == nil ? "" : "AND s.meeting_id = ANY($3::bigint[])")
                 LIMIT $2::bigint
-                """, searching: text, limit: ids.count, among: visible.map { Self.idList($0.meetings) })
+                """, searching: text, limit: ids.count, among: visible?.meetings)
             return meetings
                 + (try await catalog.countRows(
                     """
                     SELECT s.recording_id, r.title, r.recorded_at, s.title, s.transcript, s.path
                     FROM recording_search s JOIN recordings r ON r.id = s.recording_id WHERE s.lexemes @@ $1::tsquery
                     \(visible == nil ? "" : "AND s.recording_id = ANY($3::bigint[])") LIMIT $2::bigint
-                    """, searching: text, limit: max(0, ids.count - meetings), among: visible.map { Self.idList($0.recordings) }))
+                    """, searching: text, limit: max(0, ids.count - meetings), among: visible?.recordings))
         }
-    }
-
-    /// The ids of a JSON array of ids.
-    static func idList(_ json: String) -> [Int64] {
-        json.split { !$0.isNumber && $0 != "-" }.compactMap { Int64($0) }
     }
 
     /// A meeting's attendee rows: its live events' organizers and attendees.

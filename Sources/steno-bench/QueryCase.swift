@@ -21,9 +21,8 @@ struct QueryCase: Sendable {
         /// A meeting, its organizer and attendee rows and its links with their recordings.
         case meeting(Int64)
         /// The full-text matches of a text, unranked, as many as returned, with a hit's fields;
-        /// for a member only those among their `visible` meetings and recordings (read once
-        /// before the runs, as the daemon holds them; JSON arrays of ids).
-        case search(String, visible: (meetings: String, recordings: String)?)
+        /// for a member only those among their `visible` meetings and recordings.
+        case search(String, visible: MemberVisibleIDs?)
     }
 
     var name: String
@@ -45,7 +44,7 @@ struct QueryCase: Sendable {
 
     /// Every case, as one user (nil: an admin) asks it.
     static func all(
-        harness: QueryMethodsHarness, member: User?, visible: (meetings: String, recordings: String)?, users: Int
+        harness: QueryMethodsHarness, member: User?, visible: MemberVisibleIDs?, users: Int
     ) async throws -> [QueryCase] {
         let june = Self.june
         let week = (from: june, to: june.addingTimeInterval(7 * 86_400))
