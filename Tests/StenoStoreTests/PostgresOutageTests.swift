@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import StenoCore
 import StenoStore
 import StenoTesting
@@ -18,8 +19,9 @@ import Testing
 struct PostgresOutageTests {
     let logger = Logger(label: "steno.test.postgres-outage")
 
-    /// Calls `operation` until it succeeds, a bounded number of times (the pool reconnects with
-    /// its own backoff once the server is back).
+    /// Calls `operation` until it succeeds, a bounded number of times: the pool reconnects with
+    /// its own backoff once the server is back, and on a loaded machine a fresh server may not
+    /// answer within the 2 s `connect_timeout` these tests use.
     func eventually<Value>(_ operation: () async throws -> Value) async throws -> Value {
         var lastError: (any Error)?
         for _ in 0..<120 {
@@ -34,9 +36,9 @@ struct PostgresOutageTests {
         defer { cluster.shutdown() }
         let database = try await cluster.createDatabase()
         let url = "postgres://\(cluster.user)@127.0.0.1:\(cluster.port)/\(database)?sslmode=disable&connect_timeout=2"
-        let catalog = try await PostgresCatalog.open(try PostgresSettings.parse(url: url), logger: logger)
+        let catalog = try await eventually { try await PostgresCatalog.open(try PostgresSettings.parse(url: url), logger: logger) }
         defer { catalog.close() }
-        _ = try await catalog.enqueue(JobDraft(kind: "noop", payload: "{}"))
+        _ = try await eventually { try await catalog.enqueue(JobDraft(kind: "noop", payload: "{}")) }
 
         try await cluster.stopServer()
         // A read and a transaction alike: the pool would queue both for a minute, then fail
@@ -66,8 +68,10 @@ struct PostgresOutageTests {
         let database = try await cluster.createDatabase()
         // A connection for each statement, so that all are in flight at once.
         let url = "postgres://\(cluster.user)@127.0.0.1:\(cluster.port)/\(database)?sslmode=disable&connect_timeout=2&pool_size=16"
-        let catalog = try await PostgresCatalog.open(try PostgresSettings.parse(url: url), logger: logger)
+        let catalog = try await eventually { try await PostgresCatalog.open(try PostgresSettings.parse(url: url), logger: logger) }
         defer { catalog.close() }
+        let observer = try await eventually { try await PostgresCatalog.open(try PostgresSettings.parse(url: url), logger: logger) }
+        defer { observer.close() }
         let (started, startedContinuation) = AsyncStream.makeStream(of: Void.self)
         let outcomes = Task {
             await withTaskGroup(of: String.self) { group in
@@ -94,7 +98,12 @@ struct PostgresOutageTests {
         }
         var iterator = started.makeAsyncIterator()
         for _ in 0..<12 { _ = await iterator.next() }
-        try await Task.sleep(for: .milliseconds(300))
+        // Stop only once the server itself runs all twelve.
+        let sleeping = "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'"
+        _ = try await eventually {
+            let count = try await observer.row(PostgresQuery(unsafeSQL: sleeping))?.decode(Int64.self) ?? 0
+            if count < 12 { throw CancellationError() }
+        }
         try await cluster.stopServer()
         let ended = await outcomes.value
         #expect(ended.count == 12)
@@ -106,7 +115,7 @@ struct PostgresOutageTests {
         defer { cluster.shutdown() }
         let url = cluster.url(database: try await cluster.createDatabase()).replacingOccurrences(of: "connect_timeout=60", with: "connect_timeout=2")
         let settings = try PostgresSettings.parse(url: url)
-        let listening = try await PostgresCatalog.open(settings, logger: logger)
+        let listening = try await eventually { try await PostgresCatalog.open(settings, logger: logger) }
         defer { listening.close() }
         let (arrivals, continuation) = AsyncStream.makeStream(of: Void.self)
         let watcher = Task { try await listening.watchJobArrivals { continuation.yield() } }
