@@ -18,6 +18,20 @@ struct DaemonLifecycleTests {
         #expect(info.st_mode & S_IFMT == S_IFSOCK)
     }
 
+    /// The socket appears at its path with its mode already set: a member connecting while
+    /// the daemon starts is never refused by the daemon's own umask (0700). Before, it was
+    /// bound at the path and given its mode a moment later.
+    @Test func theSocketNeverAppearsWithoutItsMode() throws {
+        let daemon = try TestDaemon()
+        let path = daemon.socketPath
+        for _ in 0..<5 {
+            #expect(daemon.stop(signal: SIGTERM) == 0)
+            let watching = SocketModeWatch(path: path)
+            try daemon.start()
+            #expect(watching.firstModeSeen() == 0o660)
+        }
+    }
+
     @Test func sigtermShutsDownGracefullyAndRemovesTheSocket() throws {
         let daemon = try TestDaemon()
         let status = daemon.stop(signal: SIGTERM)
@@ -120,4 +134,33 @@ final class TestDaemonFolder {
         path = String(cString: pointer)
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Watches, on a thread of its own, for a file to appear at `path` and keeps the permission
+/// bits it had when first seen.
+private final class SocketModeWatch: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var mode: mode_t?
+
+    init(path: String) {
+        let thread = Thread { [self] in
+            let deadline = Date().addingTimeInterval(60)
+            var info = stat()
+            while Date() < deadline {
+                if lstat(path, &info) == 0 {
+                    lock.withLock { mode = info.st_mode & 0o777 }
+                    break
+                }
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// The mode first seen; nil when the file did not appear within a minute.
+    func firstModeSeen() -> mode_t? {
+        done.wait()
+        return lock.withLock { mode }
+    }
 }

@@ -91,11 +91,13 @@ public final class RPCServer: Service, Sendable {
         switch endpoint {
         case .path(let path, let mode, let group):
             try UnixSocketListener.preparePath(path)
-            let channel = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            let staging = try UnixSocketListener.stagingPath(for: path)
+            let channel = try await bootstrap.bind(unixDomainSocketPath: staging, cleanupExistingSocketFile: false).get()
             do {
-                try UnixSocketListener.applyPermissions(path: path, mode: mode, group: group)
+                try UnixSocketListener.publish(staging, at: path, mode: mode, group: group)
             } catch {
                 try? await channel.close()
+                unlink(staging)
                 throw error
             }
             return channel

@@ -39,18 +39,38 @@ enum UnixSocketListener {
         return true
     }
 
-    /// Gives the socket its mode and, if configured, its group.
-    static func applyPermissions(path: String, mode: UInt32, group: String?) throws {
+    /// Where the socket is bound before it has its mode: beside `path`, so that renaming it
+    /// into place is atomic. A client never finds the socket at `path` before members may use
+    /// it (bound there directly, it answered for a moment with the daemon's umask, 0700).
+    static func stagingPath(for path: String) throws -> String {
+        let staging = path + "~"
+        let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+        guard staging.utf8.count < capacity else {
+            throw Unusable(description: "the socket path \(path) is too long: at most \(capacity - 2) bytes")
+        }
+        // Left by a daemon stopped between binding and renaming.
+        guard unlink(staging) == 0 || errno == ENOENT else {
+            throw Unusable(description: "cannot remove \(staging): \(String(cString: strerror(errno)))")
+        }
+        return staging
+    }
+
+    /// Gives the socket bound at `staging` its mode and, if configured, its group, then puts
+    /// it at `path`; errors name `path`, the socket the user configured.
+    static func publish(_ staging: String, at path: String, mode: UInt32, group: String?) throws {
         if let group {
             guard let gid = groupID(group) else {
                 throw Unusable(description: "socket_group \"\(group)\" is not a group on this machine")
             }
-            guard chown(path, uid_t.max, gid) == 0 else {
+            guard chown(staging, uid_t.max, gid) == 0 else {
                 throw Unusable(description: "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
             }
         }
-        guard chmod(path, mode_t(mode)) == 0 else {
+        guard chmod(staging, mode_t(mode)) == 0 else {
             throw Unusable(description: "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
+        }
+        guard rename(staging, path) == 0 else {
+            throw Unusable(description: "cannot put the socket at \(path): \(String(cString: strerror(errno)))")
         }
     }
 
