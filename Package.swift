@@ -115,7 +115,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "steno",
-            dependencies: ["StenoAPI", "StenoCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["StenoAPI", "StenoCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            // The Swift runtime and Foundation linked in: loading them as shared libraries was
+            // half of every run's start. Compiled with the flag too, so that the objects name
+            // the static libraries in an order that links; lld, as gold warns about a `mktemp`
+            // inside static Foundation. No test target depends on steno: a test bundle linking
+            // its module would take these flags (tests run the built binary).
+            swiftSettings: [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"])]
         ),
         .executableTarget(
             name: "steno-bench",
@@ -179,11 +186,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoTestTraits", "StenoAPI", "stenod", "steno"]),
+        .testTarget(name: "StenoAgentTests", dependencies: ["StenoAgent", "StenoTesting", "StenoTestTraits", "StenoAPI", "stenod"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "StenoTesting", "StenoTestTraits", "StenoAPI", "StenoCore", "stenod", "steno",
+                "StenoTesting", "StenoTestTraits", "StenoAPI", "StenoCore", "stenod",
                 // The device agent's HTTPS endpoint, as a phone reaches it.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -17,7 +17,7 @@ struct AccountsCommand: ParsableCommand {
         subcommands: [List.self, Add.self, Update.self, Remove.self, SignIn.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List calendar accounts with their health: last success, last error, next sync.",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List calendar accounts with their health: last success, last error, next sync.",
             discussion: """
                 Examples:
                   steno accounts                      # yours (admins: every account)
@@ -51,6 +51,7 @@ struct AccountsCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a calendar account and sync it.",
             discussion: """
                 Examples:
@@ -164,6 +165,7 @@ struct AccountsCommand: ParsableCommand {
 
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Give an account new credentials (or an ICS account a new source), keeping its mirror and links.",
             discussion: """
                 Examples:
@@ -218,6 +220,7 @@ struct AccountsCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove an account and its mirrored events (links keep their cached meeting and attendees).",
             discussion: """
                 Examples:

@@ -14,6 +14,7 @@ struct AdminCommand: ParsableCommand {
 
     struct Backup: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "backup",
             abstract: "Write a consistent copy of the catalog while the daemon keeps serving.",
             discussion: """
                 The daemon writes FILE itself, so it must be a path the daemon's user can create.

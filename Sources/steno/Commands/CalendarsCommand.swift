@@ -22,6 +22,7 @@ struct CalendarsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the mirrored calendars of your accounts (admins: all) with event counts and whether they count.",
             discussion: """
                 Examples:
@@ -54,6 +55,7 @@ struct CalendarsCommand: ParsableCommand {
 
     struct Disable: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "disable",
             abstract: "Stop a calendar from counting: it is no longer mirrored and links to its events become orphaned.",
             discussion: """
                 Its events stop being candidates for recordings; links to them keep their cached \
@@ -75,6 +77,7 @@ struct CalendarsCommand: ParsableCommand {
 
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "enable",
             abstract: "Make a disabled calendar count again: its account is synced and the calendar mirrored from the start.",
             discussion: """
                 Examples:

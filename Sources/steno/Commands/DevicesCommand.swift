@@ -24,6 +24,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List devices with their last contact and event counts (members: their own; admins: all).",
             discussion: """
                 Examples:
@@ -54,6 +55,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a device and print its token, once.",
             discussion: """
                 The token is printed this once: stenod keeps only its SHA-256. Enter it in the app \
@@ -89,6 +91,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Pair: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pair",
             abstract: "Print a one-time code that a device trades for its token (10 minutes, one use).",
             discussion: """
                 On the phone, the app sends the code to POST /sync/devices/register and receives \
@@ -127,6 +130,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a device's token (its owner or an admin); the events it sent stay mirrored.",
             discussion: """
                 The device's next request gets 401, like any unknown token. To remove its events as \

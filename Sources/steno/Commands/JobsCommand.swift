@@ -17,6 +17,7 @@ struct JobsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List jobs, newest first.",
             discussion: """
                 Examples:
@@ -43,7 +44,7 @@ struct JobsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one job: payload, attempts, lease, last error, result.",
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one job: payload, attempts, lease, last error, result.",
             discussion: """
                 Examples:
                   steno jobs show 42   # payload, attempts, lease, last error, result
@@ -61,6 +62,7 @@ struct JobsCommand: ParsableCommand {
 
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Queue a dead, failed, cancelled or succeeded job again, now, with its attempts reset (admin).",
             discussion: """
                 Examples:
@@ -78,6 +80,7 @@ struct JobsCommand: ParsableCommand {
 
     struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract: "Cancel a queued or failed job (admin); a running job finishes or fails on its own.",
             discussion: """
                 Examples:

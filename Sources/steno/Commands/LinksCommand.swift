@@ -57,7 +57,7 @@ struct LinksCommand: ParsableCommand {
         subcommands: [List.self, History.self, Reset.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the links of your recordings (admins: all).",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the links of your recordings (admins: all).",
             discussion: """
                 Examples:
                   steno links --orphaned         # their meeting disappeared at the source
@@ -115,7 +115,7 @@ struct LinksCommand: ParsableCommand {
     }
 
     struct History: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every change of a recording's link, oldest first.",
+        static let configuration = CommandConfiguration(commandName: "history", abstract: "Every change of a recording's link, oldest first.",
             discussion: """
                 Examples:
                   steno links history 7   # who changed it, when and why
@@ -144,6 +144,7 @@ extension LinksCommand {
     /// `steno links reset ID`: undo a manual link or unlink; the linker decides now.
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract: "Hand a recording back to automatic linking (undoes `steno link` and `steno unlink`) and link it now.",
             discussion: """
                 Examples:

@@ -7,6 +7,7 @@ extension MeetingsCommand {
     /// `steno meetings create --for-recording ID`: an event for a recording that has none.
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a meeting covering a recording in its owner's calendar (Microsoft 365, CalDAV or a paired phone) and link it.",
             discussion: """
                 The event spans the recording (start time and length) in the owner's only writable calendar, or the one
@@ -35,6 +36,7 @@ extension MeetingsCommand {
     /// `steno meetings rename MEETING TITLE`: a new title at the calendar's provider.
     struct Rename: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rename",
             abstract: "Rename a meeting in the calendar that holds it (for a recurring meeting: the series).",
             discussion: """
                 Examples:

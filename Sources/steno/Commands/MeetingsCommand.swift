@@ -21,6 +21,7 @@ struct MeetingsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List meetings with their recordings: by default today's and the next 7 days', soonest first.",
             discussion: """
                 Without --from, --to or --on, the list is an agenda: today and the next 7 days, soonest first. A filter \
@@ -130,6 +131,7 @@ struct MeetingsCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a meeting: time, organizer, attendees with responses, recordings with link method and score.",
             discussion: """
                 Examples:

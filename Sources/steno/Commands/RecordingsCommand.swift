@@ -17,7 +17,7 @@ struct RecordingsCommand: ParsableCommand {
         subcommands: [List.self, Show.self, Open.self, ExplainCommand.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List recordings you may see (admins: all).",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List recordings you may see (admins: all).",
             discussion: """
                 Examples:
                   steno recordings --owner alice --from monday   # alice's, since Monday
@@ -59,7 +59,7 @@ struct RecordingsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one recording in full.",
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one recording in full.",
             discussion: """
                 Examples:
                   steno recordings show 7          # its meeting, absolute paths, format, start time
@@ -109,6 +109,7 @@ struct RecordingsCommand: ParsableCommand {
 
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Print a recording's file path, or play it with $STENO_PLAYER.",
             discussion: """
                 Prints the absolute path of the recording's file (the first one still present). With STENO_PLAYER set, runs that program with the path instead and exits with its status.

@@ -18,7 +18,7 @@ struct UsersCommand: ParsableCommand {
         subcommands: [List.self, Add.self, Update.self, Remove.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users.",
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List users.",
             discussion: """
                 Examples:
                   steno users list -o wide   # every column whole
@@ -40,7 +40,7 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a user.",
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a user.",
             discussion: """
                 Examples:
                   # an admin
@@ -66,7 +66,7 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Update: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a user's name, emails, uids or role.",
+        static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a user's name, emails, uids or role.",
             discussion: """
                 Examples:
                   # one more address, one uid less
@@ -99,7 +99,7 @@ struct UsersCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a user (their recordings stay, without an owner).",
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a user (their recordings stay, without an owner).",
             discussion: """
                 Examples:
                   steno users remove bob
