@@ -27,6 +27,32 @@ struct RecordingStoreTests {
         #expect(again.id == first.id && again.paths.count == 2)
     }
 
+    /// A recording's paths are listed by their bytes, in lists and alone: "e" and a combining
+    /// accent (0x65 0xCC 0x81) before "f", where comparing Swift strings puts "é" after it.
+    @Test(arguments: StoreBackend.available) func severalPathsAreListedByTheirBytes(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let catalog = opened.store
+        let byBytes = ["Z.wav", "a b.wav", "a.wav", "x/e\u{301}.wav", "x/f.wav", "x/\u{E9}t\u{E9}.wav"]
+        var id: Int64 = 0
+        for path in [byBytes[4], byBytes[1], byBytes[5], byBytes[0], byBytes[3], byBytes[2]] {
+            id = try await catalog.recordIngest(ingest(path, hash: "h")).id
+        }
+        let listed = try #require(try await catalog.recordings(RecordingQuery()).first)
+        #expect(listed.paths.map { Array($0.path.utf8) } == byBytes.map { Array($0.utf8) })
+        #expect(listed.paths.allSatisfy { $0.isPresent })
+        let shown = try await catalog.recording(id: id, visibleTo: nil)
+        #expect(shown.paths.map { Array($0.path.utf8) } == byBytes.map { Array($0.utf8) })
+    }
+
+    @Test func presentPathsComeBeforeGoneOnes() {
+        let paths = [RecordingPath(path: "a.wav", isPresent: false), RecordingPath(path: "b.wav", isPresent: true),
+                     RecordingPath(path: "B.wav", isPresent: false), RecordingPath(path: "a.wav", isPresent: true)]
+        #expect(paths.sorted(by: RecordingPath.presentFirstThenByBytes) == [
+            RecordingPath(path: "a.wav", isPresent: true), RecordingPath(path: "b.wav", isPresent: true),
+            RecordingPath(path: "B.wav", isPresent: false), RecordingPath(path: "a.wav", isPresent: false),
+        ])
+    }
+
     @Test(arguments: StoreBackend.available) func moveUpdatesThePathAndDeleteMarksMissing(backend: StoreBackend) async throws {
         let opened = try await backend.open()
         let catalog = opened.store

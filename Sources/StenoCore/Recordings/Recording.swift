@@ -83,6 +83,13 @@ public struct RecordingPath: Sendable, Hashable, Codable {
         self.path = path
         self.isPresent = isPresent
     }
+
+    /// The order a recording's paths are listed in: present ones first, then by the bytes of
+    /// the path (as SQLite's and PostgreSQL's "C" collation compare them).
+    public static func presentFirstThenByBytes(_ left: RecordingPath, _ right: RecordingPath) -> Bool {
+        if left.isPresent != right.isPresent { return left.isPresent }
+        return left.path.utf8.lexicographicallyPrecedes(right.path.utf8)
+    }
 }
 
 /// The life of a recording in the catalog.

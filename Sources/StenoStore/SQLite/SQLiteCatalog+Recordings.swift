@@ -418,15 +418,22 @@ extension SQLiteCatalog {
         guard !recordings.isEmpty else { return [] }
         var indexByID: [Int64: Int] = [:]
         for (index, recording) in recordings.enumerated() { indexByID[recording.id] = index }
+        // In the index's order: sorted by presence and path in SQL, a page's thousand paths
+        // went through a sorter; most recordings have one path, and the few with more are
+        // put in that order here.
         let statement = try db.cachedStatement(
             sql: """
                 SELECT recording_id, path, is_present FROM recording_paths
-                WHERE recording_id IN (SELECT value FROM json_each(?)) ORDER BY is_present DESC, path
+                WHERE recording_id IN (SELECT value FROM json_each(?)) ORDER BY recording_id
                 """)
         let paths = try Row.fetchCursor(statement, arguments: [jsonArray(recordings.map(\.id))])
+        var withSeveralPaths: [Int] = []
         while let row = try paths.next() {
-            if let index = indexByID[row[0]] { recordings[index].paths.append(RecordingPath(path: row[1], isPresent: row[2])) }
+            guard let index = indexByID[row[0]] else { continue }
+            recordings[index].paths.append(RecordingPath(path: row[1], isPresent: row[2]))
+            if recordings[index].paths.count == 2 { withSeveralPaths.append(index) }
         }
+        for index in withSeveralPaths { recordings[index].paths.sort(by: RecordingPath.presentFirstThenByBytes) }
         return recordings
     }
 }
