@@ -129,6 +129,25 @@ struct ListJSONBytesCLITests {
         #expect(try JSONValue.parse(listed.stdout).arrayValue?.count == meetings.count)
     }
 
+    /// One unsafe title after hundreds of kilobytes of plain ones is still escaped: the
+    /// check for bytes that may start an unsafe scalar reads the page in blocks.
+    @Test(arguments: ["\u{9B}2J", "\u{202E}gnp.exe", "DEL\u{7F}"])
+    func anUnsafeTitleFarIntoAPageIsEscaped(title: String) throws {
+        var meetings = Self.meetings(count: 999).map { meeting in
+            var plain = meeting
+            plain.title = "Plain #\(meeting.id)"
+            plain.organizer = nil
+            plain.location = nil
+            return plain
+        }
+        meetings[998].title = title
+        let double = try PagesDaemon(pages: try Self.pages(meetings), mode: "raw")
+        let listed = try Self.listAll(double)
+        try #require(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout == (try Self.expectedJSON(meetings)))
+        #expect(!listed.stdout.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E || $0.value == 0x7F })
+    }
+
     @Test func anEmptyListIsAnEmptyArray() throws {
         let double = try PagesDaemon(pages: [Array(#"{"items":[]}"#.utf8)], mode: "raw")
         let listed = try Self.listAll(double)

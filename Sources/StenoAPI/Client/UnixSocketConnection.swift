@@ -9,6 +9,8 @@ final class UnixSocketConnection {
     private let path: String
     private var buffer: [UInt8] = []
     private var scanned = 0
+    /// What each `recv` reads into, allocated once.
+    private var chunk = [UInt8](repeating: 0, count: 256 * 1024)
 
     init(location: SocketLocation) throws(StenoClientError) {
         self.path = location.path
@@ -58,7 +60,7 @@ final class UnixSocketConnection {
     /// Reads up to the next newline and returns the line without it.
     func readLine() throws(StenoClientError) -> [UInt8] {
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = Self.firstNewline(in: buffer, from: scanned) {
                 if newline == buffer.count - 1 {
                     // The usual case (one reply, then the daemon waits): hand the buffer over
                     // rather than copy a page of half a megabyte out of it.
@@ -74,7 +76,6 @@ final class UnixSocketConnection {
                 return line
             }
             scanned = buffer.count
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -82,6 +83,16 @@ final class UnixSocketConnection {
             }
             if count == 0 { throw .protocolError("the daemon closed the connection") }
             buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// The index of the first newline in `bytes` at or after `start`: `memchr`, where
+    /// `firstIndex(of:)` tested a byte at a time (the replies of an `--all` are megabytes).
+    static func firstNewline(in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress, let found = memchr(base + start, Int32(UInt8(ascii: "\n")), raw.count - start) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
         }
     }
 }
