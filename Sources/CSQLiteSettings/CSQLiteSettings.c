@@ -1,5 +1,6 @@
 #include "CSQLiteSettings.h"
 #include <sqlite3.h>
+#include <stdlib.h>
 
 int steno_sqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
@@ -49,4 +50,51 @@ int steno_sqlite_register_term_rank(void *connection) {
     if (rc != SQLITE_OK) return rc;
     if (fts5 == 0 || fts5->iVersion < 2) return SQLITE_ERROR;
     return fts5->xCreateFunction(fts5, "steno_term_rank", 0, steno_term_rank, 0);
+}
+
+/* The ids a parameter of steno_held points to; freed by SQLite when the parameter is bound
+   again or the statement is finalized (the ids themselves belong to the caller). */
+typedef struct {
+    const long long *ids;
+    int count;
+} StenoHeldIDs;
+
+static const char *const stenoHeldIDsType = "steno_held_ids";
+
+static void steno_held(sqlite3_context *context, int argumentCount, sqlite3_value **arguments) {
+    (void)argumentCount;
+    const StenoHeldIDs *held = (const StenoHeldIDs *)sqlite3_value_pointer(arguments[0], stenoHeldIDsType);
+    if (held == 0 || sqlite3_value_type(arguments[1]) != SQLITE_INTEGER) {
+        sqlite3_result_int(context, 0);
+        return;
+    }
+    long long id = sqlite3_value_int64(arguments[1]);
+    int low = 0;
+    int high = held->count;
+    while (low < high) {
+        int middle = low + (high - low) / 2;
+        if (held->ids[middle] < id) low = middle + 1; else high = middle;
+    }
+    sqlite3_result_int(context, low < held->count && held->ids[low] == id);
+}
+
+int steno_sqlite_register_held(void *connection) {
+    /* Direct only: never reachable from a view, trigger or schema an attacker could write. */
+    return sqlite3_create_function_v2(
+        (sqlite3 *)connection, "steno_held", 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, 0, steno_held, 0, 0, 0);
+}
+
+int steno_sqlite_bind_held_ids(void *statement, const char *parameter, const long long *ids, int count) {
+    int index = sqlite3_bind_parameter_index((sqlite3_stmt *)statement, parameter);
+    if (index == 0) return SQLITE_RANGE;
+    StenoHeldIDs *held = (StenoHeldIDs *)malloc(sizeof(StenoHeldIDs));
+    if (held == 0) return SQLITE_NOMEM;
+    held->ids = ids;
+    held->count = count < 0 ? 0 : count;
+    return sqlite3_bind_pointer((sqlite3_stmt *)statement, index, held, stenoHeldIDsType, free);
+}
+
+void steno_sqlite_unbind_held_ids(void *statement, const char *parameter) {
+    int index = sqlite3_bind_parameter_index((sqlite3_stmt *)statement, parameter);
+    if (index != 0) sqlite3_bind_null((sqlite3_stmt *)statement, index);
 }

@@ -18,9 +18,9 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
     package struct Sets: Sendable {
         package var meetings: [MeetingKey]?
         package var recordings: [Int64]?
-        /// Both sets as the catalog's statements take a list of ids (SQLite: JSON arrays), for
-        /// searches, which test every hit against the whole sets.
-        package var lists: (meetings: String, recordings: String)?
+        /// The visible meetings' ids in ascending order, for searches, which test every hit
+        /// against the whole set (`recordings` is in that order already).
+        package var meetingIDs: [Int64]?
         /// The held meetings by address, indexed against `meetings` (for `--with`).
         package var people: HeldMeetingPeople?
         /// The held meetings' titles, in the order of `meetings` (for `--title`).
@@ -29,12 +29,12 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
         package var recorded: HeldMeetingRecordings?
 
         package init(
-            meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil, lists: (meetings: String, recordings: String)? = nil,
+            meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil, meetingIDs: [Int64]? = nil,
             people: HeldMeetingPeople? = nil, titles: HeldMeetingTitles? = nil, recorded: HeldMeetingRecordings? = nil
         ) {
             self.meetings = meetings
             self.recordings = recordings
-            self.lists = lists
+            self.meetingIDs = meetingIDs
             self.people = people
             self.titles = titles
             self.recorded = recorded
@@ -76,7 +76,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
             if let entry = held.entries[user], entry.stamp == stamp {
                 merged.meetings = merged.meetings ?? entry.sets.meetings
                 merged.recordings = merged.recordings ?? entry.sets.recordings
-                merged.lists = merged.lists ?? entry.sets.lists
+                merged.meetingIDs = merged.meetingIDs ?? entry.sets.meetingIDs
                 merged.people = merged.people ?? entry.sets.people
                 merged.titles = merged.titles ?? entry.sets.titles
                 merged.recorded = merged.recorded ?? entry.sets.recorded
@@ -120,8 +120,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
     }
 
     private static func words(of sets: Sets) -> Int {
-        let listBytes = (sets.lists?.meetings.utf8.count ?? 0) + (sets.lists?.recordings.utf8.count ?? 0)
-        return 2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0) + listBytes / 8 + (sets.people?.words ?? 0)
+        return 2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0) + (sets.meetingIDs?.count ?? 0) + (sets.people?.words ?? 0)
             + (sets.titles?.words ?? 0) + (sets.recorded?.words ?? 0)
     }
 }

@@ -197,7 +197,7 @@ struct ListingPlanTests {
         let scans = try await catalog.writer.read { db in
             var scans: [String: [String]] = [:]
             for viewer in [nil, 3] as [Int64?] {
-                let arguments: StatementArguments = ["match": "\"standup\"*", "visible": "[1,2]", "limit": 101, "candidates": 500]
+                let arguments: StatementArguments = ["match": "\"standup\"*", "held": nil, "limit": 101, "candidates": 500]
                 let who = viewer == nil ? "admin" : "member"
                 scans["meetings as \(who)"] = try Self.fullScans(db, SQLiteCatalog.meetingSearch(forMember: viewer != nil), arguments)
                 scans["recordings as \(who)"] = try Self.fullScans(db, SQLiteCatalog.recordingSearch(forMember: viewer != nil), arguments)
@@ -321,7 +321,7 @@ struct ListingPlanTests {
             }
             try check(
                 "search", SQLiteCatalog.meetingSearch(forMember: true),
-                ["match": "\"standup\"*", "v": 3, "visible": "[1,2]", "limit": 101, "candidates": 500])
+                ["match": "\"standup\"*", "v": 3, "held": nil, "limit": 101, "candidates": 500])
             return reads
         }
         #expect(reads.count == Self.meetingQueries.count + Self.recordingQueries.count + 1)

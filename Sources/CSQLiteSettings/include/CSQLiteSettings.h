@@ -15,4 +15,21 @@ int steno_sqlite_disable_memory_statistics(void);
 /// met (SQLITE_ERROR when the library has no FTS5).
 int steno_sqlite_register_term_rank(void *connection);
 
+/// Registers `steno_held(ids, id)` on a connection (a `sqlite3 *`): 1 when `id` is among the
+/// ids bound to the parameter `ids` with steno_sqlite_bind_held_ids, else 0 (0 as well when
+/// nothing is bound there). A member's search tests each match this way: a binary search in
+/// memory, where `IN (SELECT value FROM json_each(?))` parsed the list into a temporary index
+/// on every search.
+int steno_sqlite_register_held(void *connection);
+
+/// Binds `count` ids at `ids`, sorted ascending, to the parameter named `parameter` (":held")
+/// of a prepared statement (a `sqlite3_stmt *`), for steno_held; SQLITE_RANGE when the
+/// statement has no such parameter. The ids are not copied: they must stay valid while the
+/// statement runs, and the caller unbinds them (steno_sqlite_unbind_held_ids) before they go.
+int steno_sqlite_bind_held_ids(void *statement, const char *parameter, const long long *ids, int count);
+
+/// Binds NULL to the parameter named `parameter` of a prepared statement, releasing ids bound
+/// there with steno_sqlite_bind_held_ids.
+void steno_sqlite_unbind_held_ids(void *statement, const char *parameter);
+
 #endif

@@ -232,22 +232,27 @@ extension SQLiteCatalog {
         let generation = visibleSetsGeneration
         return try await writer.read { db in
             // A member's hits are among their visible meetings and recordings, held by id.
-            var visibleMeetings = "[]"
-            var visibleRecordings = "[]"
-            if let userID { (visibleMeetings, visibleRecordings) = try visibleIDLists(db, of: userID, generation: generation) }
+            var visibleMeetings: [Int64] = []
+            var visibleRecordings: [Int64] = []
+            if let userID {
+                visibleMeetings = try visibleMeetingIDs(db, of: userID, generation: generation)
+                visibleRecordings = try visibleRecordingIDs(db, of: userID, generation: generation)
+            }
+            var arguments: StatementArguments = ["match": match, "limit": offset + limit, "candidates": candidates]
+            if userID != nil { _ = arguments.append(contentsOf: ["held": nil]) }
             // Ranked among the newest matches only: bm25 over every match of a word found in a
             // million meetings took seconds. Up to `candidates` matches, that is all of them.
-            let meetings = try Row.fetchAll(
-                db.cachedStatement(sql: Self.meetingSearch(forMember: userID != nil, oneWord: oneWord)),
-                arguments: ["match": match, "visible": visibleMeetings, "limit": offset + limit, "candidates": candidates]
+            let meetings = try Self.rows(
+                of: db.cachedStatement(sql: Self.meetingSearch(forMember: userID != nil, oneWord: oneWord)), arguments,
+                held: userID == nil ? nil : visibleMeetings
             ).map {
                 SearchHit(kind: "meeting", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
                           start: ($0["starts_at"] as Int64?).map(Self.date(milliseconds:)),
                           rankedAmongNewest: ($0["matches"] as Int) >= candidates ? candidates : nil)
             }
-            let recordings = try Row.fetchAll(
-                db.cachedStatement(sql: Self.recordingSearch(forMember: userID != nil, oneWord: oneWord)),
-                arguments: ["match": match, "visible": visibleRecordings, "limit": offset + limit, "candidates": candidates]
+            let recordings = try Self.rows(
+                of: db.cachedStatement(sql: Self.recordingSearch(forMember: userID != nil, oneWord: oneWord)), arguments,
+                held: userID == nil ? nil : visibleRecordings
             ).map {
                 SearchHit(kind: "recording", id: $0["id"], title: $0["title"], snippet: $0["snippet"],
                           start: ($0["recorded_at"] as Int64?).map(Self.date(milliseconds:)),
@@ -259,7 +264,7 @@ extension SQLiteCatalog {
     }
 
     /// The statement of a search's meeting hits: the newest `:candidates` matches (for a member,
-    /// among the ids of the JSON array `:visible`), ranked, the first `:limit`, with how many
+    /// among the ids bound to `:held`, see ``rows(of:_:held:)``), ranked, the first `:limit`, with how many
     /// candidates there were; a search of `oneWord` ranks with `steno_term_rank`, bm25's order
     /// for one phrase.
     static func meetingSearch(forMember: Bool, oneWord: Bool = false) -> String {
@@ -268,7 +273,7 @@ extension SQLiteCatalog {
             SELECT m.id, m.title, m.starts_at, snippet(meeting_search, -1, '[', ']', '…', 8) AS snippet,
                 \(oneWord ? "steno_term_rank(meeting_search)" : "meeting_search.rank") AS rank
             FROM meeting_search JOIN meetings m ON m.id = meeting_search.rowid
-            WHERE meeting_search MATCH :match \(forMember ? "AND +meeting_search.rowid IN (SELECT value FROM json_each(:visible))" : "")
+            WHERE meeting_search MATCH :match \(forMember ? "AND steno_held(:held, meeting_search.rowid)" : "")
             ORDER BY meeting_search.rowid DESC LIMIT :candidates)
         ORDER BY rank, id DESC LIMIT :limit
         """
@@ -282,7 +287,7 @@ extension SQLiteCatalog {
                 snippet(recording_search, -1, '[', ']', '…', 8) AS snippet,
                 \(oneWord ? "steno_term_rank(recording_search)" : "recording_search.rank") AS rank
             FROM recording_search JOIN recordings r ON r.id = recording_search.rowid
-            WHERE recording_search MATCH :match \(forMember ? "AND +recording_search.rowid IN (SELECT value FROM json_each(:visible))" : "")
+            WHERE recording_search MATCH :match \(forMember ? "AND steno_held(:held, recording_search.rowid)" : "")
             ORDER BY recording_search.rowid DESC LIMIT :candidates)
         ORDER BY rank, id DESC LIMIT :limit
         """

@@ -37,15 +37,13 @@ extension SQLiteCatalog {
         return ids
     }
 
-    /// `user`'s visible meetings and recordings as JSON arrays of ids, as held for
-    /// `generation` or made now from the sets (read in `db` if need be).
-    func visibleIDLists(_ db: Database, of user: Int64, generation: UInt64) throws -> (meetings: String, recordings: String) {
-        if let lists = visibleSets.sets(of: user, at: generation)?.lists { return lists }
-        let lists = (
-            meetings: Self.jsonArray(try visibleMeetingKeys(db, of: user, generation: generation).lazy.map(\.id)),
-            recordings: Self.jsonArray(try visibleRecordingIDs(db, of: user, generation: generation)))
-        visibleSets.store(.init(lists: lists), of: user, at: generation)
-        return lists
+    /// `user`'s visible meetings' ids in ascending order, as held for `generation` or made now
+    /// from the set (read in `db` if need be).
+    func visibleMeetingIDs(_ db: Database, of user: Int64, generation: UInt64) throws -> [Int64] {
+        if let ids = visibleSets.sets(of: user, at: generation)?.meetingIDs { return ids }
+        let ids = try visibleMeetingKeys(db, of: user, generation: generation).map(\.id).sorted()
+        visibleSets.store(.init(meetingIDs: ids), of: user, at: generation)
+        return ids
     }
 
     /// `user`'s held meetings `keys` by address, as held for `generation` or indexed now from

@@ -46,6 +46,11 @@ public struct SQLiteCatalog: CatalogStore {
             guard registered == 0 else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: registered), message: "cannot register the search ranking function")
             }
+            // Members' searches test matches against their held ids with it (SQLiteCatalog+HeldIDs).
+            let held = steno_sqlite_register_held(UnsafeMutableRawPointer(db.sqliteConnection))
+            guard held == 0 else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: held), message: "cannot register the held ids function")
+            }
         }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {

@@ -1,0 +1,30 @@
+import CSQLiteSettings
+import GRDB
+
+/// A member's visible ids handed to a statement as they are held in memory: the statement
+/// tests rows with `steno_held(:held, id)`, a binary search in the sorted ids. Passed as a JSON
+/// array instead (`id IN (SELECT value FROM json_each(?))`), every search parsed the member's
+/// thousands of ids into a temporary index first, and then looked each match up in it.
+extension SQLiteCatalog {
+    /// The name of the parameter the held ids are bound to.
+    static let heldParameter = ":held"
+
+    /// The rows of `statement` with `arguments`; with `held` ids (ascending), those bound to
+    /// its parameter `:held` for the time of the read (`arguments` binds it to NULL first).
+    static func rows(of statement: Statement, _ arguments: StatementArguments, held: [Int64]?) throws -> [Row] {
+        guard let held else { return try Row.fetchAll(statement, arguments: arguments) }
+        try statement.setArguments(arguments)
+        let handle = UnsafeMutableRawPointer(statement.sqliteStatement)
+        return try held.withUnsafeBufferPointer { ids in
+            let bound = ids.withMemoryRebound(to: CLongLong.self) { ids in
+                steno_sqlite_bind_held_ids(handle, heldParameter, ids.baseAddress, Int32(clamping: ids.count))
+            }
+            guard bound == 0 else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: bound), message: "cannot bind the held ids to \(heldParameter)")
+            }
+            // The ids must not outlive this call: the cached statement keeps its bindings.
+            defer { steno_sqlite_unbind_held_ids(handle, heldParameter) }
+            return try Row.fetchAll(statement)
+        }
+    }
+}
