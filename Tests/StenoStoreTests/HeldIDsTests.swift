@@ -12,7 +12,7 @@ struct HeldIDsTests {
     /// The values of `values` that `held` holds, through the statement above.
     func heldValues(_ db: Database, _ values: [Int64], held: [Int64]) throws -> [Int64] {
         let statement = try db.cachedStatement(sql: Self.candidates)
-        return try SQLiteCatalog.rows(of: statement, ["values": SQLiteCatalog.jsonArray(values), "held": nil], held: held).map { $0[0] }
+        return try SQLiteCatalog.rows(of: statement, ["values": SQLiteCatalog.jsonArray(values)], held: held).map { $0[0] }
     }
 
     @Test func heldIdsAreFoundByBinarySearch() async throws {
@@ -40,7 +40,7 @@ struct HeldIDsTests {
         let catalog = try await temporary.open()
         let (bound, afterwards, unbound) = try await catalog.writer.read { db in
             let statement = try db.cachedStatement(sql: "SELECT count(*) FROM json_each('[1, \"1\", 1.0, null]') WHERE steno_held(:held, value)")
-            let bound = try SQLiteCatalog.rows(of: statement, ["held": nil], held: [1]).map { $0[0] as Int }
+            let bound = try SQLiteCatalog.rows(of: statement, [], held: [1]).map { $0[0] as Int }
             return (bound, try Int.fetchOne(statement), try Int.fetchOne(db, sql: "SELECT steno_held(NULL, 1) + steno_held('[1]', 1)"))
         }
         #expect(bound == [1])

@@ -13,12 +13,15 @@ public enum UnixDomainSocket {
         public var description: String
     }
 
+    /// The bytes a socket path may hold, its terminating NUL included (`sun_path`).
+    public static var pathCapacity: Int { MemoryLayout.size(ofValue: sockaddr_un().sun_path) }
+
     /// Connects a blocking stream socket to `path` and returns its descriptor; the caller closes it.
     public static func connect(path: String) throws(ConnectError) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        let capacity = pathCapacity
         guard bytes.count < capacity else {
             throw ConnectError(code: ENAMETOOLONG, description: "the socket path is longer than \(capacity - 1) bytes")
         }

@@ -44,7 +44,7 @@ enum UnixSocketListener {
     /// it (bound there directly, it answered for a moment with the daemon's umask, 0700).
     static func stagingPath(for path: String) throws -> String {
         let staging = path + "~"
-        let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+        let capacity = UnixDomainSocket.pathCapacity
         guard staging.utf8.count < capacity else {
             throw Unusable(description: "the socket path \(path) is too long: at most \(capacity - 2) bytes")
         }

@@ -10,9 +10,12 @@ extension SQLiteCatalog {
     static let heldParameter = ":held"
 
     /// The rows of `statement` with `arguments`; with `held` ids (ascending), those bound to
-    /// its parameter `:held` for the time of the read (`arguments` binds it to NULL first).
+    /// its parameter `:held` for the time of the read.
     static func rows(of statement: Statement, _ arguments: StatementArguments, held: [Int64]?) throws -> [Row] {
         guard let held else { return try Row.fetchAll(statement, arguments: arguments) }
+        // NULL first, so that GRDB finds every parameter given; the ids replace it below.
+        var arguments = arguments
+        _ = arguments.append(contentsOf: [String(heldParameter.dropFirst()): nil])
         try statement.setArguments(arguments)
         let handle = UnsafeMutableRawPointer(statement.sqliteStatement)
         return try held.withUnsafeBufferPointer { ids in

@@ -238,8 +238,7 @@ extension SQLiteCatalog {
                 visibleMeetings = try visibleMeetingIDs(db, of: userID, generation: generation)
                 visibleRecordings = try visibleRecordingIDs(db, of: userID, generation: generation)
             }
-            var arguments: StatementArguments = ["match": match, "limit": offset + limit, "candidates": candidates]
-            if userID != nil { _ = arguments.append(contentsOf: ["held": nil]) }
+            let arguments: StatementArguments = ["match": match, "limit": offset + limit, "candidates": candidates]
             // Ranked among the newest matches only: bm25 over every match of a word found in a
             // million meetings took seconds. Up to `candidates` matches, that is all of them.
             let meetings = try Self.rows(
