@@ -14,7 +14,8 @@ extension PostgresCatalog: LinkStore {
             coalesce(a.owner_id = $1, false) AS own,
             coalesce(e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = $1), false) AS organizes,
             (SELECT ea.response FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
-             WHERE ea.event_id = e.id AND ue.user_id = $1 LIMIT 1) AS response
+             WHERE ea.event_id = e.id AND ue.user_id = $1 LIMIT 1) AS response,
+            \(MeetingMembership.speaksForOwner("$1")) AS speaks
         FROM events e JOIN meetings m ON m.id = e.meeting_id
         JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
         """
@@ -29,7 +30,8 @@ extension PostgresCatalog: LinkStore {
             end: date(milliseconds: try r[8].decode(Int64.self)), isAllDay: try r[9].decode(Bool.self),
             status: EventStatus(rawValue: try r[10].decode(String.self)) ?? .confirmed, onlineMeetingURL: try r[11].decode(String?.self),
             ownerRelation: LinkCandidate.OwnerRelation(
-                own: try r[12].decode(Bool?.self), organizes: try r[13].decode(Bool?.self), response: try r[14].decode(String?.self)))
+                own: try r[12].decode(Bool?.self), organizes: try r[13].decode(Bool?.self), response: try r[14].decode(String?.self),
+                speaksForOwner: try r[15].decode(Bool?.self)))
     }
 
     /// The candidates of ``candidateSelect`` narrowed by `condition` (`$1` = owner, then `values`).

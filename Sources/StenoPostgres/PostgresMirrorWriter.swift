@@ -53,7 +53,10 @@ struct PostgresMirrorWriter {
     /// The summary, and the resources whose rows were inserted, changed or tombstoned.
     func apply(_ changes: CalendarChangeSet, accountID: Int64) async throws -> (summary: MirrorChangeSummary, changedResources: Set<String>) {
         // Change sets of one account apply one after the other.
-        guard try await tx.row("SELECT 1 FROM calendar_accounts WHERE id = \(accountID) FOR NO KEY UPDATE") != nil else {
+        guard
+            let ownerID = try await tx.row("SELECT owner_id FROM calendar_accounts WHERE id = \(accountID) FOR NO KEY UPDATE")?
+                .decode(Int64.self)
+        else {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
         let calendarID = try await upsertCalendar(changes.calendar, accountID: accountID)
@@ -109,7 +112,8 @@ struct PostgresMirrorWriter {
             for rows in existing.values { tombstone(rows) }
         }
 
-        try await write(steps, calendarID: calendarID, summary: &summary)
+        try await write(try await joiningMeetings(steps, ownerID: ownerID), calendarID: calendarID, summary: &summary)
+        try await refreshMeetings(summary.touchedMeetingIDs)
         try await updateResources(changes, calendarID: calendarID)
         if changes.fromHistory, let span = changes.window {
             let (start, end) = (PostgresCatalog.milliseconds(span.start), PostgresCatalog.milliseconds(span.end))
@@ -258,8 +262,56 @@ struct PostgresMirrorWriter {
         return last - Int64(count) + 1
     }
 
-    /// Inserts or updates the meetings of `occurrences` (the last occurrence of an identity
-    /// wins, as row-by-row upserts leave it) and returns their ids by identity.
+    /// The steps with each written occurrence given the identity of the meeting it joins (see
+    /// ``MeetingMembership``): its own, or its owner's own meeting when the meeting of its
+    /// identity belongs to people who do not vouch for them. One statement reads the facts of
+    /// every written occurrence whose identity names a meeting already.
+    func joiningMeetings(_ steps: [Step], ownerID: Int64) async throws -> [Step] {
+        var rows = JSONArrayWriter()
+        var positions: [Int] = []
+        for (index, step) in steps.enumerated() {
+            guard case .write(let write) = step else { continue }
+            positions.append(index)
+            rows.appendArray { row in
+                row.append(write.occurrence.meetingIdentity)
+                row.append(JSONValue.array(MeetingMembership.namedAddresses(write.occurrence).map(JSONValue.string)))
+            }
+        }
+        guard !positions.isEmpty else { return steps }
+        let facts = MeetingMembership.factsColumns(
+            meeting: "m.id", owner: "$2::bigint", named: "(SELECT lower(value) FROM jsonb_array_elements_text(r.v -> 1))")
+        var result = steps
+        for row in try await tx.rows(
+            .numbered(
+                """
+                SELECT r.n, \(facts)
+                FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(v, n) JOIN meetings m ON m.identity = r.v ->> 0
+                """,
+                [rows.text, ownerID]))
+        {
+            let (ordinal, others, vouched) = try row.decode((Int64, Bool, Bool).self)
+            let position = Int(ordinal) - 1
+            guard !MeetingMembership.Facts(hasOthersCopies: others, isVouched: vouched).joins, positions.indices.contains(position),
+                case .write(var write) = result[positions[position]]
+            else { continue }
+            write.occurrence.meetingIdentity = MeetingMembership.ownIdentity(write.occurrence.meetingIdentity, ownerID: ownerID)
+            result[positions[position]] = .write(write)
+        }
+        return result
+    }
+
+    /// Sets the touched meetings' titles and times from their chosen copies.
+    func refreshMeetings(_ meetingIDs: Set<Int64>) async throws {
+        guard !meetingIDs.isEmpty else { return }
+        try await tx.execute(
+            .numbered(
+                MeetingMembership.refreshFromChosenCopies(ids: "(SELECT unnest($1::bigint[]))", now: "$2::bigint"),
+                [Array(meetingIDs), now]))
+    }
+
+    /// Inserts the meetings of `occurrences` that are new and returns the ids of all by
+    /// identity; their titles and times are set from their chosen copies once the events are
+    /// written.
     func upsertMeetings(_ occurrences: [EventOccurrence]) async throws -> [String: Int64] {
         guard !occurrences.isEmpty else { return [:] }
         var latest: [String: EventOccurrence] = [:]
@@ -278,8 +330,7 @@ struct PostgresMirrorWriter {
             """
             INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at)
             SELECT r->>0, r->>1, (r->>2)::bigint, (r->>3)::bigint, \(now), \(now) FROM jsonb_array_elements(\(rows.text)::jsonb) AS r
-            ON CONFLICT (identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
-                ends_at = excluded.ends_at, updated_at = excluded.updated_at
+            ON CONFLICT (identity) DO UPDATE SET identity = excluded.identity
             RETURNING id, identity
             """)
         {

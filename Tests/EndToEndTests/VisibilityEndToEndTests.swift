@@ -20,7 +20,8 @@ struct VisibilityEndToEndTests {
 
     func at(_ hour: Double) -> Date { day.addingTimeInterval(hour * 3600) }
 
-    /// Carol's calendar: a meeting alice organises with bob, one carol organises with bob, one carol holds alone.
+    /// Carol's calendar: a meeting she organises with alice and bob, one she organises with bob,
+    /// one she holds alone. Each is the organizer's own copy, so it speaks for whom it invites.
     func calendar() -> String {
         func event(_ uid: String, _ title: String, _ hour: Double, organizer: String, attendees: [String]) -> [String] {
             ICalendarText.event(
@@ -28,7 +29,7 @@ struct VisibilityEndToEndTests {
                 attendees: attendees.map { "PARTSTAT=ACCEPTED;CN=\($0.capitalized):mailto:\($0)@example.com" })
         }
         return ICalendarText.calendar(
-            event("m1", "Roadmap with Bob", 10, organizer: "alice@example.com", attendees: ["bob"])
+            event("m1", "Roadmap with Bob", 10, organizer: "carol@example.com", attendees: ["alice", "bob"])
                 + event("m2", "Hiring with Bob", 14, organizer: "carol@example.com", attendees: ["bob"])
                 + event("m3", "Board prep", 16, organizer: "carol@example.com", attendees: []))
     }
@@ -80,7 +81,7 @@ struct VisibilityEndToEndTests {
         func recording(_ title: String) throws -> Int64 { try #require(recordings.first { $0.title == title }?.id) }
         let (r1, r2, r3) = (try recording("roadmap-notes"), try recording("hiring-notes"), try recording("board-notes"))
 
-        // Who sees what: alice organised m1; bob attends m1 and m2 (and so sees alice's recording
+        // Who sees what: alice attends m1; bob attends m1 and m2 (and so sees alice's recording
         // of m1); carol's own meeting and recording stay hers; root is an admin.
         let expected: [(uid: UInt32?, meetings: Set<Int64>, recordings: Set<Int64>)] = [
             (otherUID, [m1], [r1]),

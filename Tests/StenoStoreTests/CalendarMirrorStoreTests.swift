@@ -390,7 +390,8 @@ struct CalendarMirrorStoreTests {
         let bob = try await catalog.addUser(UserDraft(name: "bob", emails: ["bob@example.com"]))
         let other = try await catalog.addAccount(
             CalendarAccountDraft(provider: .ics, ownerID: bob.id, displayName: "/tmp/bob.ics"), now: now)
-        let shared = occurrence("shared", at: 1)
+        // Alice's copy invites bob, and bob's names alice as organizer: they vouch for each other.
+        let shared = occurrence("shared", at: 1, attendees: [Attendee(email: "bob@example.com", role: .required, response: .accepted)])
         for id in [account.id, other.id] {
             let changes = CalendarChangeSet(
                 calendar: calendar, scope: .complete, updatedResources: [ResourceUpdate(resource: "shared", occurrences: [shared])])
@@ -421,7 +422,9 @@ struct CalendarMirrorStoreTests {
             for (catalog, accountID) in [(first, account.id), (second, other.id)] {
                 group.addTask {
                     for round in 0..<rounds {
-                        let shared = occurrence("shared-\(round % 5)", at: Double(round % 5), title: "Round \(round)")
+                        let shared = occurrence(
+                            "shared-\(round % 5)", at: Double(round % 5), title: "Round \(round)",
+                            attendees: [Attendee(email: "bob@example.com", role: .required, response: .accepted)])
                         let own = occurrence("own-\(accountID)-\(round)", at: Double(round))
                         let changes = CalendarChangeSet(
                             calendar: calendar, scope: .incremental,

@@ -94,9 +94,11 @@ struct MeetingFixture {
         return fixture
     }
 
-    mutating func mirror(owner: Int64, calendar: String, _ occurrences: [EventOccurrence]) async throws {
+    mutating func mirror(
+        owner: Int64, calendar: String, provider: CalendarProviderKind = .caldav, _ occurrences: [EventOccurrence]
+    ) async throws {
         let account = try await store.addAccount(
-            CalendarAccountDraft(provider: .caldav, ownerID: owner, displayName: "https://dav.example/\(calendar)/"), now: Self.t0)
+            CalendarAccountDraft(provider: provider, ownerID: owner, displayName: "https://dav.example/\(calendar)/"), now: Self.t0)
         var changes = CalendarChangeSet(calendar: CalendarDescriptor(remoteID: "/cal/\(calendar)/", name: calendar), scope: .complete)
         changes.updatedResources = occurrences.map {
             ResourceUpdate(resource: "/cal/\(calendar)/\($0.iCalUID ?? "").ics", etag: "\"1\"", occurrences: [$0])

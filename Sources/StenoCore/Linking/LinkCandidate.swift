@@ -28,7 +28,9 @@ public struct LinkCandidate: Sendable, Hashable {
         case attendee(AttendeeResponse)
         /// It is in the owner's own calendar, without the owner in its attendee list.
         case ownCalendar
-        /// Neither (only reachable through an identity hint).
+        /// None of those, as far as a calendar that may speak for the owner says: the event is not
+        /// the owner's, nor its organizer's own copy naming the owner. Such an event is never
+        /// linked automatically (only a person links to it, and an admin only).
         case unrelated
     }
 

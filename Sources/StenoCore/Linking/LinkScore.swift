@@ -69,7 +69,7 @@ public enum LinkScorer {
         case .ownCalendar:
             terms.append(ScoreTerm(name: "role", points: 0.1, detail: "in the owner's own calendar"))
         case .unrelated:
-            terms.append(ScoreTerm(name: "role", points: 0, detail: "the owner is not invited"))
+            terms.append(ScoreTerm(name: "role", points: 0, detail: "no calendar that speaks for the owner invites them"))
         }
         let length = candidate.end.timeIntervalSince(candidate.start)
         if length > policy.longEvent {
@@ -87,13 +87,20 @@ public enum LinkScorer {
             }
         }
         var excluded: String?
-        if candidate.status == .cancelled {
+        if candidate.ownerRelation == .unrelated {
+            excluded = Self.notTheOwnersEvent
+        } else if candidate.status == .cancelled {
             excluded = "cancelled events are linked only by identity"
         } else if candidate.isAllDay {
             excluded = "all-day events are linked only by identity"
         }
         return ScoredCandidate(candidate: candidate, terms: terms, excludedBecause: excluded)
     }
+
+    /// Why an event that does not speak for the owner is never linked: a member's calendar speaks
+    /// only for that member, so another's event is a candidate only as its organizer's own copy.
+    public static let notTheOwnersEvent =
+        "the event is neither in the owner's calendars nor its organizer's own copy inviting the owner"
 
     /// The share of the shorter title's words found in the other (case and punctuation ignored).
     public static func titleSimilarity(_ first: String, _ second: String) -> Double {

@@ -64,13 +64,20 @@ public enum Linker {
         _ recording: RecordingLinkFacts, identityMatches: [LinkCandidate], timeCandidates: [LinkCandidate], policy: LinkPolicy = LinkPolicy()
     ) -> LinkDecision {
         if recording.hasIdentityHint {
-            let scored = rank(identityMatches.map { LinkScorer.score($0, for: recording, policy: policy) }, around: recording.recordedAt)
+            // A hint names a meeting only through an event that speaks for the owner: naming the
+            // UID of someone else's meeting is no way into it.
+            let speaking = identityMatches.filter { $0.ownerRelation != .unrelated }
+            let scored = rank(speaking.map { LinkScorer.score($0, for: recording, policy: policy) }, around: recording.recordedAt)
             guard let best = scored.first else {
                 let hint = recording.iCalUIDHint ?? recording.eventIDHint ?? ""
+                let reason = identityMatches.isEmpty
+                    ? "the sidecar names event \(hint), which is not mirrored yet; the link waits for it"
+                    : "the sidecar names event \(hint), but no calendar of the owner's (nor its organizer's own copy) holds it "
+                        + "with the owner invited; the link waits for such a copy"
                 return LinkDecision(
                     state: .pending, method: nil, chosen: nil,
                     candidates: rank(timeCandidates.map { LinkScorer.score($0, for: recording, policy: policy) }, around: recording.recordedAt),
-                    reason: "the sidecar names event \(hint), which is not mirrored yet; the link waits for it")
+                    reason: reason)
             }
             let byEventID = recording.eventIDHint.map { hint in best.candidate.eventRemoteID == hint } ?? false
             let method: LinkMethod = byEventID || recording.iCalUIDHint == nil ? .eventID : .iCalUID
@@ -84,7 +91,8 @@ public enum Linker {
         guard let best = eligible.first else {
             let reason = scored.isEmpty
                 ? "no event of the owner's calendars overlaps the recording (±\(Int(policy.tolerance / 60)) min)"
-                : "only cancelled or all-day events overlap the recording; those link only by identity"
+                : "no overlapping event may be linked by time: "
+                    + Set(scored.compactMap(\.excludedBecause)).sorted().joined(separator: "; ")
             return LinkDecision(state: .unlinked, method: nil, chosen: nil, candidates: scored, reason: reason)
         }
         guard best.score >= policy.threshold else {

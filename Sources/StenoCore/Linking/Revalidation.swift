@@ -107,6 +107,13 @@ public enum Revalidator {
         guard link.state == .linked || link.state == .orphaned, link.meetingID != nil else {
             return adopt(fresh, from: link, policy: policy)
         }
+        // An automatic link holds only through events that speak for the owner (a link made
+        // before that rule, to a member's planted copy, is decided afresh).
+        let sameMeeting = link.isManual ? sameMeeting : sameMeeting.filter { $0.ownerRelation != .unrelated }
+        let sameTitleNearStart = link.isManual ? sameTitleNearStart : sameTitleNearStart.filter { $0.ownerRelation != .unrelated }
+        if let current, !link.isManual, current.ownerRelation == .unrelated {
+            return adopt(fresh, from: link, policy: policy, movedFrom: nil)
+        }
         if let current {
             let fits = link.isManual || link.method != .overlap || stillFits(current, recording: recording, fresh: fresh, policy: policy)
             if fits {

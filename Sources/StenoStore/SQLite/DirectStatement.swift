@@ -85,11 +85,31 @@ struct DirectStatement {
     ///
     /// - Throws: `DatabaseError` when SQLite refuses it.
     func fetchInt64() throws -> Int64? {
+        try fetchFirstRow { $0.int64(0) } ?? nil
+    }
+
+    /// The columns of the current row of a stepping statement.
+    struct Columns {
+        fileprivate let handle: OpaquePointer
+
+        /// Column `index` as an integer, nil for NULL.
+        func int64(_ index: Int32) -> Int64? {
+            sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
+        }
+
+        /// Column `index` as a flag: anything but NULL and 0 is true.
+        func bool(_ index: Int32) -> Bool { (int64(index) ?? 0) != 0 }
+    }
+
+    /// Runs the statement and reads its first row with `read`; nil when it has none.
+    ///
+    /// - Throws: `DatabaseError` when SQLite refuses it.
+    func fetchFirstRow<Value>(_ read: (Columns) -> Value) throws -> Value? {
         defer { sqlite3_reset(handle) }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW:
-            let value = sqlite3_column_type(handle, 0) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, 0)
+            let value = read(Columns(handle: handle))
             var rest = sqlite3_step(handle)
             while rest == SQLITE_ROW { rest = sqlite3_step(handle) }
             guard rest == SQLITE_DONE else { throw error(rest) }

@@ -8,18 +8,17 @@ import GRDB
 final class MirrorStatements {
     /// The statements, by purpose.
     enum Kind: Int, CaseIterable {
-        case upsertMeeting, meetingByIdentity, upsertEvent, eventByRemoteID, deleteAttendees, insertAttendee
+        case insertMeeting, meetingByIdentity, meetingMembership, upsertEvent, eventByRemoteID, deleteAttendees, insertAttendee
 
         var sql: String {
             switch self {
-            case .upsertMeeting:
-                """
-                INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT(identity) DO UPDATE SET title = excluded.title, starts_at = excluded.starts_at,
-                    ends_at = excluded.ends_at, updated_at = excluded.updated_at
-                """
+            case .insertMeeting:
+                // Its title and times are set from its chosen copy once the events are written.
+                "INSERT INTO meetings (identity, title, starts_at, ends_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
             case .meetingByIdentity:
                 "SELECT id FROM meetings WHERE identity = ?"
+            case .meetingMembership:
+                "SELECT \(MeetingMembership.factsColumns(meeting: "?1", owner: "?2", named: "(SELECT value FROM json_each(?3))"))"
             case .upsertEvent:
                 """
                 INSERT INTO events (calendar_id, \(MirroredEventColumns.names), deleted_at, updated_at, resource, fingerprint,

@@ -19,6 +19,8 @@ struct MirrorWriter {
     private let statements: MirrorStatements
     /// Orders every row this change set writes for the change feeds.
     private var clock: ChangeClock
+    /// The owner of the account whose change set is applied: whose copies the events are.
+    private var ownerID: Int64 = 0
 
     init(db: Database, now: Int64) {
         self.db = db
@@ -48,9 +50,10 @@ struct MirrorWriter {
     }
 
     mutating func apply(_ changes: CalendarChangeSet, accountID: Int64) throws -> MirrorChangeSummary {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM calendar_accounts WHERE id = ?", arguments: [accountID]) == true else {
+        guard let ownerID = try Int64.fetchOne(db, sql: "SELECT owner_id FROM calendar_accounts WHERE id = ?", arguments: [accountID]) else {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
+        self.ownerID = ownerID
         let calendarID = try upsertCalendar(changes.calendar, accountID: accountID)
         // A disabled calendar is not mirrored: what a sync or a write still sends for it is dropped.
         guard try Bool.fetchOne(db, sql: "SELECT is_enabled FROM calendars WHERE id = ?", arguments: [calendarID]) ?? true else {
@@ -86,6 +89,7 @@ struct MirrorWriter {
                     """,
                 arguments: [calendarID, SQLiteCatalog.milliseconds(span.start), SQLiteCatalog.milliseconds(span.end)])
         }
+        try refreshMeetings(summary.touchedMeetingIDs)
         try refreshSearch(meetingIDs: summary.touchedMeetingIDs)
         try clock.save(db)
         if let state = changes.syncState {
@@ -254,18 +258,44 @@ struct MirrorWriter {
         }
     }
 
+    /// The meeting the occurrence joins (see ``MeetingMembership``): the one of its identity, or
+    /// its owner's own when that meeting belongs to people who do not vouch for them.
     func upsertMeeting(_ occurrence: EventOccurrence) throws -> Int64 {
-        var statement = try statements(.upsertMeeting)
-        statement.bind(occurrence.meetingIdentity)
+        guard let shared = try meetingID(identity: occurrence.meetingIdentity) else {
+            return try insertMeeting(identity: occurrence.meetingIdentity, occurrence)
+        }
+        var facts = try statements(.meetingMembership)
+        facts.bind(shared)
+        facts.bind(ownerID)
+        facts.bind(SQLiteCatalog.jsonArray(MeetingMembership.namedAddresses(occurrence)))
+        let (others, vouched) = try facts.fetchFirstRow { ($0.bool(0), $0.bool(1)) } ?? (false, false)
+        if MeetingMembership.Facts(hasOthersCopies: others, isVouched: vouched).joins { return shared }
+        let own = MeetingMembership.ownIdentity(occurrence.meetingIdentity, ownerID: ownerID)
+        return try meetingID(identity: own) ?? insertMeeting(identity: own, occurrence)
+    }
+
+    private func meetingID(identity: String) throws -> Int64? {
+        var lookup = try statements(.meetingByIdentity)
+        lookup.bind(identity)
+        return try lookup.fetchInt64()
+    }
+
+    private func insertMeeting(identity: String, _ occurrence: EventOccurrence) throws -> Int64 {
+        var statement = try statements(.insertMeeting)
+        statement.bind(identity)
         statement.bind(occurrence.title)
         statement.bind(SQLiteCatalog.milliseconds(occurrence.start))
         statement.bind(SQLiteCatalog.milliseconds(occurrence.end))
         statement.bind(now)
         statement.bind(now)
-        if let inserted = try statement.executeReturningInsertedRowID() { return inserted }
-        var lookup = try statements(.meetingByIdentity)
-        lookup.bind(occurrence.meetingIdentity)
-        return try lookup.fetchInt64() ?? 0
+        return try statement.executeReturningInsertedRowID() ?? 0
+    }
+
+    /// Sets the touched meetings' titles and times from their chosen copies.
+    func refreshMeetings(_ meetingIDs: Set<Int64>) throws {
+        guard !meetingIDs.isEmpty else { return }
+        try db.cachedStatement(sql: MeetingMembership.refreshFromChosenCopies(ids: "(SELECT value FROM json_each(?1))", now: "?2"))
+            .execute(arguments: [SQLiteCatalog.jsonArray(meetingIDs), now])
     }
 
     mutating func upsertEvent(

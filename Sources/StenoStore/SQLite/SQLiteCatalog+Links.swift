@@ -10,7 +10,8 @@ extension SQLiteCatalog {
             coalesce(a.owner_id = ?1, 0) AS own,
             coalesce(e.organizer_email IN (SELECT email FROM user_emails WHERE user_id = ?1), 0) AS organizes,
             (SELECT ea.response FROM event_attendees ea JOIN user_emails ue ON ue.email = ea.email
-             WHERE ea.event_id = e.id AND ue.user_id = ?1 LIMIT 1) AS response
+             WHERE ea.event_id = e.id AND ue.user_id = ?1 LIMIT 1) AS response,
+            \(MeetingMembership.speaksForOwner("?1")) AS speaks
         FROM events e JOIN meetings m ON m.id = e.meeting_id
         JOIN calendars c ON c.id = e.calendar_id JOIN calendar_accounts a ON a.id = c.account_id
         """
@@ -26,7 +27,7 @@ extension SQLiteCatalog {
     /// The candidate of a row of ``candidateSelect``. Columns are read by position: bulk
     /// linking decodes millions of rows, and a lookup by name costs more than the query.
     static func candidate(_ row: Row) -> LinkCandidate {
-        let relation = LinkCandidate.OwnerRelation(own: row[12], organizes: row[13], response: row[14])
+        let relation = LinkCandidate.OwnerRelation(own: row[12], organizes: row[13], response: row[14], speaksForOwner: row[15])
         return LinkCandidate(
             meetingID: row[1], eventID: row[0], eventRemoteID: row[2], iCalUID: row[3], seriesUID: row[4], meetingIdentity: row[5],
             title: row[6], start: date(milliseconds: row[7]), end: date(milliseconds: row[8]), isAllDay: row[9],
@@ -374,8 +375,12 @@ extension SQLiteCatalog {
 extension LinkCandidate.OwnerRelation {
     /// The relation of a candidate row: organiser before invitee (with the answer) before own
     /// calendar. Shared by both catalogs.
-    package init(own: Bool?, organizes: Bool?, response: String?) {
-        if organizes == true {
+    ///
+    /// An event that does not ``MeetingMembership/speaksForOwner(_:)`` is unrelated whatever it says.
+    package init(own: Bool?, organizes: Bool?, response: String?, speaksForOwner: Bool?) {
+        if speaksForOwner != true {
+            self = .unrelated
+        } else if organizes == true {
             self = .organizer
         } else if let response = response.flatMap(AttendeeResponse.init(rawValue:)) {
             self = .attendee(response)

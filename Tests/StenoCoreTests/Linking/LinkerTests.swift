@@ -127,6 +127,22 @@ struct LinkerTests {
         #expect(!decision.reason.isEmpty)
     }
 
+    /// A member's calendar speaks only for that member: an event in bob's calendar naming alice
+    /// as organizer, at the time of her recording, is never a candidate for it, by time or by
+    /// the UID her sidecar names.
+    @Test func anEventThatDoesNotSpeakForTheOwnerIsNeverLinked() {
+        let planted = F.event(7, "PLANTED", from: F.at(10), minutes: 30, relation: .unrelated, identity: "customer-call")
+        let real = F.event(8, "Customer call", from: F.at(10, 5), minutes: 60, relation: .ownCalendar)
+        let byTime = Linker.decide(F.recording(at: F.at(10), minutes: 30), identityMatches: [], timeCandidates: [planted, real])
+        #expect(byTime.state == .linked && byTime.chosen?.candidate.eventID == 8, "\(byTime.reason)")
+        #expect(byTime.candidates.first { $0.candidate.eventID == 7 }?.excludedBecause == LinkScorer.notTheOwnersEvent)
+        let alone = Linker.decide(F.recording(at: F.at(10), minutes: 30), identityMatches: [], timeCandidates: [planted])
+        #expect(alone.state == .unlinked)
+        let byUID = Linker.decide(
+            F.recording(at: F.at(10), minutes: 30, iCalUID: "customer-call"), identityMatches: [planted], timeCandidates: [planted])
+        #expect(byUID.state == .pending && byUID.chosen == nil, "\(byUID.reason)")
+    }
+
     @Test func anIdentityLinkResolvesWhenItsEventArrives() {
         let recording = F.recording(at: F.at(10), minutes: 30, iCalUID: "late-event")
         #expect(Linker.decide(recording, identityMatches: [], timeCandidates: []).state == .pending)

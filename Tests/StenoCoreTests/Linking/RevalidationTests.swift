@@ -37,7 +37,19 @@ struct RevalidationTests {
         let other = F.event(4, "Customer call", from: F.at(10), minutes: 55)
         var cancelled = planning
         cancelled.status = .cancelled
+        // A member's planted copy: in their calendar, naming the owner; it speaks only for them.
+        let planted = F.event(7, "PLANTED", from: F.at(10, 1), minutes: 55, relation: .unrelated)
+        var plantedLinked = linked()
+        plantedLinked.meetingID = 7
+        plantedLinked.eventID = 7
         return [
+            Case(name: "linked to a copy that does not speak for the owner: relinked to the owner's own", link: plantedLinked,
+                 current: planted, around: [planted, planning], action: .relinked, state: .linked, target: 1),
+            Case(name: "a planted copy scoring higher never takes a link", link: linked(), current: planning,
+                 around: [planning, planted], action: .stillValid, state: .linked, target: 1),
+            Case(name: "the event gone, a planted copy of its meeting does not replace it", link: linked(), current: nil,
+                 sameMeeting: [F.event(7, "Planning", from: F.at(10), minutes: 60, relation: .unrelated, identity: "uid-1")],
+                 action: .orphaned, state: .orphaned, target: nil),
             Case(name: "unchanged event", link: linked(), current: planning, around: [planning], action: .stillValid, state: .linked, target: 1),
             Case(name: "renamed event: cache refreshed", link: linked(), current: renamed, around: [renamed],
                  action: .refreshed, state: .linked, target: 1),
