@@ -120,7 +120,13 @@ struct VisibilityEndToEndTests {
         #expect(othersReset.status == 4, "\(othersReset.stderr)")
         let explain = try command(daemon, as: secondUID, ["recordings", "explain", String(r3)])
         #expect(explain.status == 4)
-        // Bob sees alice's recording of their meeting, but its link stays alice's to change and explain.
+        // Bob sees alice's recording of their meeting, and which meeting it is…
+        let shown = try command(daemon, as: secondUID, ["recordings", "show", String(r1)])
+        #expect(shown.status == 0 && shown.stdout.contains("Roadmap with Bob at ")
+                && shown.stdout.contains("(meeting \(m1); linked)"), "\(shown.stdout)")
+        let shownJSON = try json(Recording.self, daemon, as: secondUID, ["recordings", "show", String(r1)])
+        #expect(shownJSON.meeting?.id == m1 && shownJSON.meeting?.title == "Roadmap with Bob")
+        // …but its link stays alice's to change and explain.
         for arguments in [
             ["unlink", String(r1)], ["links", "reset", String(r1)], ["recordings", "explain", String(r1)], ["links", "history", String(r1)],
         ] {

@@ -103,6 +103,7 @@ extension Recording: JSONObjectWritable {
         object.member("format", format)
         object.member("iCalUIDHint", iCalUIDHint)
         object.member("id", id)
+        object.member("meeting", object: meeting)
         object.member("ownerID", ownerID)
         object.member("ownerName", ownerName)
         object.memberArray("paths") { array in
@@ -123,6 +124,18 @@ extension Recording: JSONObjectWritable {
     }
 
     public var estimatedJSONSize: Int { 480 }
+}
+
+extension RecordingMeeting: JSONObjectWritable {
+    public func writeMembers(to object: inout JSONObjectWriter) {
+        object.member("end", end)
+        object.member("id", id)
+        object.member("start", start)
+        object.member("state", state.rawValue)
+        object.member("title", title)
+    }
+
+    public var estimatedJSONSize: Int { 128 }
 }
 
 extension SearchHit: JSONObjectWritable {

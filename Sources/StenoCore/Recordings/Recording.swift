@@ -37,6 +37,8 @@ public struct Recording: Sendable, Hashable, Codable, Identifiable {
     /// Readings a person should see that did not stop the recording being catalogued
     /// ("truncated: header says 11.2 s, data holds 6.7 s"), one sentence each.
     public var warnings: [String]
+    /// The meeting its link binds it to, in `recordings.get` only (left out of lists).
+    public var meeting: RecordingMeeting?
     public var createdAt: Date
     public var updatedAt: Date
 

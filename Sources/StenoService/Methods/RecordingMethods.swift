@@ -5,7 +5,7 @@ import StenoStore
 
 /// `recordings.*`: the catalogue of recordings, filtered by what the caller may see.
 struct RecordingMethods: Sendable {
-    let store: any RecordingStore & UserStore
+    let store: any RecordingStore & UserStore & LinkStore
     let queue: JobQueue
     let inbox: Inbox
 
@@ -23,7 +23,11 @@ struct RecordingMethods: Sendable {
             return Page(items: page, nextCursor: recordings.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
         }
         table.register(StenoMethods.recordingsGet, access: .user) { call, params in
-            try await store.recording(id: params.id, visibleTo: Self.visibility(of: call.caller))
+            var recording = try await store.recording(id: params.id, visibleTo: Self.visibility(of: call.caller))
+            // Whoever may see the recording may see the meeting it is bound to: it is visible
+            // to them through that very link (or through their own recording).
+            recording.meeting = try await store.link(recordingID: recording.id).flatMap(RecordingMeeting.init)
+            return recording
         }
         let ingest = self
         table.register(StenoMethods.recordingsIngest, access: .user) { call, params in

@@ -87,7 +87,9 @@ struct RecordingsCommand: ParsableCommand {
                 table.add(["format", [recording.format, recording.codec].compactMap { $0 }.joined(separator: " / ")])
                 table.add(["audio", [recording.sampleRate.map { "\($0) Hz" }, recording.channels.map { "\($0) ch" }].compactMap { $0 }.joined(separator: ", ")])
                 table.add(["size", "\(recording.size) bytes"])
-                table.add(["meeting", RecordingsCommand.meeting(link)])
+                // Only the owner (or an admin) gets the link's explanation; everyone who may
+                // see the recording gets the meeting it is bound to.
+                table.add(["meeting", link.map { RecordingsCommand.meeting($0) } ?? RecordingsCommand.meeting(recording.meeting)])
                 for path in recording.paths {
                     table.add(["path", RecordingsCommand.absolute(path.path, inbox: inbox) + (path.isPresent ? "" : " (gone)")])
                 }
@@ -164,6 +166,13 @@ struct RecordingsCommand: ParsableCommand {
         let title = link.meetingTitle ?? "meeting \(meeting)"
         let start = link.meetingStart.map { " at " + Output.date($0) } ?? ""
         return "\(title)\(start) (meeting \(meeting); \(words.joined(separator: " ")))"
+    }
+
+    /// The meeting a recording is bound to, as a member who may not read its link sees it.
+    static func meeting(_ meeting: RecordingMeeting?) -> String {
+        guard let meeting else { return "-" }
+        let start = meeting.start.map { " at " + Output.date($0) } ?? ""
+        return "\(meeting.title ?? "meeting \(meeting.id)")\(start) (meeting \(meeting.id); \(meeting.state.rawValue))"
     }
 
     static func table(_ recordings: [Recording], reasons: Bool) -> TableWriter {
