@@ -75,6 +75,31 @@ struct IngestPlanTests {
         #expect(plan.splitOut.isEmpty)
     }
 
+    @Test func runningOutOfDescriptorsOnTheLastAttemptPostponesTheFileNeverFailsIt() throws {
+        let maxAttempts = JobDraft.defaultMaxAttempts
+        let last = claim(1, paths: ["alice/1.wav"], attempts: maxAttempts)
+        let earlier = claim(2, paths: ["alice/2.wav"], attempts: 1)
+        let exhausted = TransientIngestError(path: "alice/1.wav", reason: "Too many open files", code: EMFILE)
+        let plan = IngestPlan(
+            [reading(last, [.failure(exhausted)]), reading(earlier, [.failure(TransientIngestError(path: "alice/2.wav", reason: "x", code: EMFILE))])],
+            linkMaxAttempts: nil, now: Self.now)
+        // The last attempt completes, reading the file again a minute later in a job of its own.
+        #expect(plan.commit.jobs.map(\.claim) == [last])
+        guard case .retryAlone(let postponed) = plan.commit.jobs.first?.files.first?.action else {
+            Issue.record("\(plan.commit.jobs)")
+            return
+        }
+        #expect(try IngestJob.payload(of: Job(id: 3, kind: postponed.kind, payload: postponed.payload, state: .queued, priority: 0, attempts: 0, runAt: Self.now, uniqueKey: nil, createdAt: Self.now, updatedAt: Self.now)).filePaths() == ["alice/1.wav"])
+        #expect(postponed.runAt == Self.now.addingTimeInterval(IngestJobHandler.exhaustionPause) && postponed.uniqueKey == nil)
+        #expect(plan.postponed.map(\.path) == ["alice/1.wav"])
+        // An earlier attempt just fails, to be retried with backoff.
+        guard case .failure(let error) = plan.jobs[1] else {
+            Issue.record("\(plan.jobs)")
+            return
+        }
+        #expect(error is TransientIngestError)
+    }
+
     @Test func aFileFailingInAJobOfManyIsSplitOutAndTheRestIsWritten() throws {
         let paths = ["alice/a.wav", "../out.wav", "alice/b.json"]
         let many = claim(9, paths: paths, priority: 2)

@@ -91,27 +91,40 @@ struct IngestTransientFailureTests {
     }
 
     @Test func onTheLastAttemptANewFileIsCataloguedFailedAndAKnownOneKeepsItsRecording() async throws {
-        let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 1, code: EMFILE))
+        let (handler, catalog, queue) = try await setUp(reader: FlakyReader(failures: 1, code: EIO))
         defer { try? FileManager.default.removeItem(atPath: root) }
         try copySample("retro.ogg", to: "alice/retro.ogg")
 
         _ = try await handler.ingestAlone("alice/retro.ogg", lastAttempt: true)
         let failed = try #require(try await catalog.recordings(RecordingQuery()).first)
         #expect(failed.status == .failed, "the file does not vanish when its job gives up")
-        #expect(failed.failureReason?.contains(String(cString: strerror(EMFILE))) == true, "\(failed.failureReason ?? "")")
+        #expect(failed.failureReason?.contains(String(cString: strerror(EIO))) == true, "\(failed.failureReason ?? "")")
 
         // Read at last, then changed and met by a passing error on a last attempt: it keeps its recording.
         _ = try await handler.ingestAlone("alice/retro.ogg", lastAttempt: true)
         let ready = try #require(try await catalog.recordings(RecordingQuery()).first)
         #expect(ready.status == .ready)
         let flaky = IngestJobHandler(
-            ingestor: RecordingIngestor(inbox: Inbox(inbox), store: catalog, hashFile: FlakyReader(failures: 1, code: EMFILE).read), queue: queue)
+            ingestor: RecordingIngestor(inbox: Inbox(inbox), store: catalog, hashFile: FlakyReader(failures: 1, code: EIO).read), queue: queue)
         try FileManager.default.removeItem(atPath: inbox + "/alice/retro.ogg")
         try copySample("planning.flac", to: "alice/retro.ogg")
         await #expect(throws: TransientIngestError.self) { _ = try await flaky.ingestAlone("alice/retro.ogg", lastAttempt: true) }
         let kept = try await catalog.recordings(RecordingQuery())
         #expect(kept.map(\.id) == [ready.id])
         #expect(kept.first?.status == .ready)
+    }
+
+    @Test func runningOutOfDescriptorsOnTheLastAttemptFailsNothing() async throws {
+        let (handler, catalog, _) = try await setUp(reader: FlakyReader(failures: 1, code: EMFILE))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("retro.ogg", to: "alice/retro.ogg")
+        // The daemon, not the file, ran out: the file is postponed to a new job, never failed.
+        await #expect {
+            _ = try await handler.ingestAlone("alice/retro.ogg", lastAttempt: true)
+        } throws: { error in
+            "\(error)".contains("retried")
+        }
+        #expect(try await catalog.recordings(RecordingQuery()).isEmpty, "nothing is catalogued failed")
     }
 
     @Test func aFileThatFailedBeforeKeepsItsRecordingWhenReadAtLast() async throws {

@@ -54,9 +54,14 @@ extension IngestJobHandler {
         for (file, reading) in zip(files, readings) { readingsOfClaim[file.claim].append(reading) }
         let plan = IngestPlan(
             claims.indices.map { IngestPlan.ClaimReading(claim: claims[$0], paths: paths[$0], readings: readingsOfClaim[$0]) },
-            linkMaxAttempts: queue.defaultMaxAttempts)
+            linkMaxAttempts: queue.defaultMaxAttempts, now: now)
         for (path, error) in plan.splitOut {
             context.logger.notice("file failed in a batch; retrying it on its own: \(error)", metadata: ["path": .string(path)])
+        }
+        for (path, error) in plan.postponed {
+            context.logger.warning(
+                "the daemon ran out of descriptors or memory reading a file on its last attempt (\(error)); reading it again in \(Int(Self.exhaustionPause)) s",
+                metadata: ["path": .string(path)])
         }
         let written = await write(plan.commit, now: now, context: context)
         return plan.jobs.map { job in

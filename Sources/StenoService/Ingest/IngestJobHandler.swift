@@ -46,6 +46,18 @@ struct IngestJobHandler: JobHandler {
         try IngestJob.draft(IngestJob.Payload(path: path), priority: priority, uniqueKey: "ingest:" + path)
     }
 
+    /// How long a file is left alone when the daemon ran out of descriptors or memory reading it.
+    static let exhaustionPause: TimeInterval = 60
+
+    /// A job reading `path` again after ``exhaustionPause``, for a file whose job used its last
+    /// attempt while the daemon was exhausted. Without the unique key: the job giving it up
+    /// still holds that key until it completes in the same transaction.
+    static func postponedDraft(path: String, priority: Int, now: Date) throws -> JobDraft {
+        var draft = try IngestJob.draft(IngestJob.Payload(path: path), priority: priority, uniqueKey: nil)
+        draft.runAt = now.addingTimeInterval(exhaustionPause)
+        return draft
+    }
+
     /// The job for paths found together (a lone path gets its own job, with its unique key).
     static func draft(paths: [String], priority: Int = JobPriority.normal) throws -> JobDraft {
         guard paths.count > 1 else { return try draft(path: paths.first ?? "", priority: priority) }

@@ -1,3 +1,4 @@
+import Foundation
 import StenoCore
 import StenoStore
 
@@ -11,6 +12,11 @@ struct IngestPlan {
     var jobs: [Result<Int, any Error>]
     /// Files that failed alone in a job of many and are retried in jobs of their own, with why.
     var splitOut: [(path: String, error: any Error)] = []
+    /// Files whose job gave up while the daemon was out of descriptors or memory, queued again
+    /// for later, with why.
+    var postponed: [(path: String, error: any Error)] = []
+    /// When the readings were made: postponed jobs run ``IngestJobHandler/exhaustionPause`` later.
+    private let now: Date
 
     /// One claim's input: the paths its payload names (or why it names none), and what reading
     /// each path found, in the same order.
@@ -23,7 +29,8 @@ struct IngestPlan {
     /// The plan for a batch: a job of one path fails with its file (permanently for bad input);
     /// a file that fails in a job of many is split out into a job of its own, and the job
     /// completes with the rest. The recordings stored ready are linked by one `link` job.
-    init(_ claims: [ClaimReading], linkMaxAttempts: Int?) {
+    init(_ claims: [ClaimReading], linkMaxAttempts: Int?, now: Date = Date(timeIntervalSince1970: 0)) {
+        self.now = now
         commit = IngestCommit(
             jobs: [],
             linking: RecordingsJob(
@@ -64,6 +71,11 @@ struct IngestPlan {
                 // A sidecar or transcript: its recordings are read again so they pick it up.
                 job.files.append(.init(path: path, action: .companion(of: recordings)))
                 job.followUps += try recordings.map { try IngestJobHandler.draft(path: $0, priority: priority) }
+            case .failure(let error as TransientIngestError) where error.isExhaustion && claim.job.attempts >= claim.job.maxAttempts:
+                // Out of descriptors or memory on the last attempt: the daemon's trouble, not
+                // the file's, so it is read again later by a job with fresh attempts.
+                postponed.append((path, error))
+                job.files.append(.init(path: path, action: .retryAlone(try IngestJobHandler.postponedDraft(path: path, priority: priority, now: now))))
             case .failure(let error):
                 guard job.listsFiles else { throw Self.jobFailure(error) }
                 splitOut.append((path, error))

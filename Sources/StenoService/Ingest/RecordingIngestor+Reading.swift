@@ -27,7 +27,9 @@ extension RecordingIngestor {
     /// (`IngestError` for a path outside the inbox, a catalog failure) is that path's alone.
     /// A passing failure is a `TransientIngestError` to retry, except for the paths on their
     /// `lastAttempt` that have no recording yet: those are catalogued `failed` with the reason,
-    /// so a file whose job gives up does not vanish without a trace.
+    /// so a file whose job gives up does not vanish without a trace — unless the daemon itself
+    /// ran out of descriptors or memory, which says nothing about the file (``IngestPlan``
+    /// postpones those).
     func read(_ relativePaths: [String], now: Date, lastAttempt: Set<String> = []) async -> [Result<Reading, any Error>] {
         let normalized = relativePaths.map(Inbox.normalized)
         let known: [String: PathState]
@@ -73,7 +75,7 @@ extension RecordingIngestor {
         readings.reserveCapacity(examined.count)
         for (index, result) in examined.enumerated() {
             var result = result
-            if case .success(.retry(let error)) = result, lastAttempt.contains(relativePaths[index]), known[error.path] == nil {
+            if case .success(.retry(let error)) = result, !error.isExhaustion, lastAttempt.contains(relativePaths[index]), known[error.path] == nil {
                 result = .success(.failed(path: error.path, size: 0, modified: now, reason: error.reason + " (gave up retrying)"))
             }
             do {
@@ -124,7 +126,7 @@ extension RecordingIngestor {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .done(.gone(relative)) }
             let reason = "cannot examine the file: \(String(cString: strerror(code)))"
-            if TransientIngestError.isPassing(code) { return .retry(TransientIngestError(path: relative, reason: reason)) }
+            if TransientIngestError.isPassing(code) { return .retry(TransientIngestError(path: relative, reason: reason, code: code)) }
             return .failed(path: relative, size: 0, modified: now, reason: reason)
         }
         // Who dropped the file: for a symlink, the link's owner, not its target's.
@@ -133,7 +135,8 @@ extension RecordingIngestor {
             guard let target = Inbox.resolved(absolute) else {
                 let code = errno
                 if TransientIngestError.isPassing(code) {
-                    return .retry(TransientIngestError(path: relative, reason: "cannot follow the symlink: \(String(cString: strerror(code)))"))
+                    return .retry(
+                        TransientIngestError(path: relative, reason: "cannot follow the symlink: \(String(cString: strerror(code)))", code: code))
                 }
                 return .failed(path: relative, size: 0, modified: now, reason: "broken symlink")
             }
@@ -158,7 +161,9 @@ extension RecordingIngestor {
                 hash = .computed(read.hex)
                 contents = read.contents
             } catch {
-                if TransientIngestError.isPassing(error.code) { return .retry(TransientIngestError(path: relative, reason: error.description)) }
+                if TransientIngestError.isPassing(error.code) {
+                    return .retry(TransientIngestError(path: relative, reason: error.description, code: error.code))
+                }
                 return .failed(path: relative, size: size, modified: modified, reason: error.description)
             }
         }
@@ -169,7 +174,7 @@ extension RecordingIngestor {
             return try FileSystemPath.probe(absolute)
         }
         if case .failure(let error) = media, error.kind == .io, TransientIngestError.isPassing(error.systemErrorCode) {
-            return .retry(TransientIngestError(path: relative, reason: error.description))
+            return .retry(TransientIngestError(path: relative, reason: error.description, code: error.systemErrorCode))
         }
         return .read(
             path: relative, size: size, modified: modified, hash: hash, media: media,
@@ -206,7 +211,7 @@ extension RecordingIngestor {
                             try self.hashFile(self.inbox.absolute(path), 0).hex
                         }
                     } catch let error as ContentHasher.Failure {
-                        if TransientIngestError.isPassing(error.code) { throw TransientIngestError(path: path, reason: error.description) }
+                        if TransientIngestError.isPassing(error.code) { throw TransientIngestError(path: path, reason: error.description, code: error.code) }
                         return try await reading(
                             .failed(path: path, size: size, modified: modified, reason: error.description), folderOwners: folderOwners,
                             owners: &owners, now: now)

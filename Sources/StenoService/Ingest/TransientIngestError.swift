@@ -9,6 +9,20 @@ import Glibc
 struct TransientIngestError: Error, CustomStringConvertible {
     var path: String
     var reason: String
+    /// The `errno` behind it, where there is one.
+    var code: Int32?
+
+    init(path: String, reason: String, code: Int32? = nil) {
+        self.path = path
+        self.reason = reason
+        self.code = code
+    }
+
+    /// The daemon itself ran out (of descriptors or memory): the file is not at fault, so the
+    /// job never gives up on it — it is postponed rather than failed after its last attempt.
+    var isExhaustion: Bool { code.map(Self.exhaustionCodes.contains) ?? false }
+
+    static let exhaustionCodes: Set<Int32> = [EMFILE, ENFILE, ENOMEM, ENOBUFS]
 
     var description: String { "\(path): \(reason); will retry" }
 
