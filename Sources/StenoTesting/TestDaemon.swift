@@ -21,6 +21,8 @@ public final class TestDaemon: @unchecked Sendable {
     public let executable: String
     private let extraArguments: [String]
     private let environment: [String: String]
+    /// The descriptor limit (soft and hard) the daemon runs with, set through `prlimit`.
+    private let descriptorLimit: Int?
     private(set) public var process: Process?
 
     /// Starts a daemon and waits until it answers.
@@ -29,7 +31,12 @@ public final class TestDaemon: @unchecked Sendable {
     ///   - config: extra TOML lines for `stenod.toml` (the socket, data folder and inbox are set by flags).
     ///   - arguments: extra command-line arguments.
     ///   - inbox: an inbox folder outside ``root``, for daemons that share one.
-    public init(config: String = "", arguments: [String] = [], environment: [String: String] = [:], inbox: String? = nil) throws {
+    ///   - descriptorLimit: RLIMIT_NOFILE for the daemon (soft and hard), as systemd's `LimitNOFILE`.
+    public init(
+        config: String = "", arguments: [String] = [], environment: [String: String] = [:], inbox: String? = nil,
+        descriptorLimit: Int? = nil
+    ) throws {
+        self.descriptorLimit = descriptorLimit
         self.executable = try Self.executable(named: "stenod")
         self.root = try Self.makeTemporaryDirectory()
         self.sharedInbox = inbox
@@ -53,8 +60,14 @@ public final class TestDaemon: @unchecked Sendable {
     /// up to `timeout` for it to answer.
     public func start(timeout: TimeInterval = 30, additionalArguments: [String] = []) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments + additionalArguments
+        if let descriptorLimit {
+            // prlimit sets the limit on itself and then execs the daemon: the pid is the daemon's.
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", executable] + arguments + additionalArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments + additionalArguments
+        }
         var environment = ProcessInfo.processInfo.environment
         for key in ["STENO_SOCKET", "STENO_DATA_DIR", "STENO_INBOX", "STENO_CONFIG", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET"] {
             environment.removeValue(forKey: key)

@@ -40,6 +40,29 @@ struct ConnectionLimitsEndToEndTests {
         #expect(try !admin.waitUntilClosed(timeout: 2))
     }
 
+    @Test(.enabled(if: mayAct, "needs root and setpriv to connect as another uid"))
+    func aUIDHammeringItsConnectionCapLeavesAFewLogLinesNotOnePerRefusal() throws {
+        let daemon = try sharedSocketDaemon(extraConfig: "[rpc]\nmax_connections_per_uid = 2\n")
+        let script = """
+            import socket, sys
+            def connect(ask):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sys.argv[1])
+                s.settimeout(10)
+                # A refused connection is answered without asking, and closed at once.
+                if ask: s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"system.version"}\\n')
+                return s, s.makefile('rb').readline()
+            held = [connect(True) for _ in range(2)]
+            refused = sum(1 for _ in range(60) if b'"error"' in connect(False)[1])
+            print(refused)
+            """
+        let result = try runAsOtherUser("/usr/bin/env", ["python3", "-c", script, daemon.socketPath])
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "60", "each connection beyond the cap is refused with an answer: \(result.stdout) \(result.stderr)")
+        // The refusals are in the log, but folded: not sixty lines.
+        let lines = try poll(timeout: 10, { daemon.log.split(separator: "\n").filter { $0.contains("refused a connection: uid") } }) { !$0.isEmpty }
+        #expect((1...3).contains(lines.count), "\(lines.count) log lines for 60 refusals")
+    }
+
     @Test func runningOutOfDescriptorsIsLoggedAndRecoveredFrom() throws {
         let daemon = try TestDaemon(config: "[rpc]\nmax_connections_per_uid = 1000\n")
         #expect(daemon.log.contains("file descriptor limit"), "the start-up log names the descriptor limit")

@@ -97,18 +97,25 @@ struct LoadFuzzEndToEndTests {
         print(sent)
         """#
 
-    /// The watching member: `system.status` every 20 ms, one latency in ms per line.
+    /// The watching member: `system.status` every 20 ms, one latency in ms per line; with a
+    /// third argument `fresh`, each call on a new connection (as `steno status` makes it).
     static let watcher = #"""
         import socket, sys, time
         path, seconds = sys.argv[1], float(sys.argv[2])
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(path)
-        s.settimeout(10)
-        f = s.makefile("rb")
+        fresh = len(sys.argv) > 3 and sys.argv[3] == "fresh"
+        def connect():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(10)
+            s.connect(path)
+            return s, s.makefile("rb")
+        s, f = connect()
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             start = time.perf_counter()
             try:
+                if fresh:
+                    s.close()
+                    s, f = connect()
                 s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"system.status"}\n')
                 reply = f.readline()
                 ok = b'"result"' in reply
@@ -178,6 +185,114 @@ struct LoadFuzzEndToEndTests {
     }
 }
 
+/// The device listener, open to anyone who can reach it, under an unauthenticated flood: 1,600
+/// connections from as many loopback addresses held for 60 s, a third of them trickling a
+/// request a byte a second, against a daemon limited to 1,024 descriptors (`LimitNOFILE`).
+/// It must not crash, a member's `system.status` must stay fast, a file dropped meanwhile
+/// must become ready (not "failed: Too many open files"), and phones must pair afterwards.
+@Suite("Device listener flood", .blocksThreads, .serialized)
+struct DeviceListenerFloodEndToEndTests {
+    static let connections = 1_600
+    static let floodSeconds = 60
+    static let memberUID: UInt32 = 60_050
+    static var mayAct: Bool { TestRequirement.runs(when: canSwitchUsers && FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")) }
+
+    /// Holds `count` connections from 127.0.x.y, reopening any the daemon closes; every third
+    /// sends one byte of a request head a second. Prints how many connections it opened.
+    static let flooder = #"""
+        import resource, socket, sys, time
+        host, port, seconds, count = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        HEAD = b"POST /sync/devices/register HTTP/1.1\r\nHost: steno\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n"
+        held, progress, opened, announced = {}, {}, 0, False
+        def open_one(i):
+            global opened
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            try:
+                s.bind(("127.0.%d.%d" % (1 + i // 250, 1 + i % 250), 0))
+                s.connect_ex((host, port))
+            except OSError:
+                s.close()
+                return
+            held[i] = s
+            opened += 1
+        def drop(i):
+            held.pop(i).close()
+            progress.pop(i, None)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for i in range(count):
+                if i not in held: open_one(i)
+            for i in list(held):
+                s = held[i]
+                try:
+                    if i % 3 == 0:
+                        at = progress.get(i, 0) % len(HEAD)
+                        s.send(HEAD[at:at + 1])
+                        progress[i] = at + 1
+                    if s.recv(65536) == b"": drop(i)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    drop(i)
+            if opened >= count and not announced:
+                print("holding", file=sys.stderr, flush=True)
+                announced = True
+            time.sleep(1)
+        print(opened)
+        """#
+
+    @Test(.enabled(if: mayAct, "needs root, setpriv and prlimit"), .timeLimit(.minutes(5)))
+    func theListenerSurvivesAFloodWhileStatusAndIngestCarryOn() async throws {
+        let daemon = try TestDaemon(
+            config: "socket_group = \"\(otherUID)\"\n[watcher]\nsettle_seconds = 0.3\n[device_agent]\nlisten = \"127.0.0.1:0\"\n",
+            descriptorLimit: 1024)
+        let admin = try daemon.client()
+        _ = try admin.call(StenoMethods.usersAdd, UserAddParams(name: "alice", uids: [getuid()], role: .admin))
+        _ = try admin.call(StenoMethods.usersAdd, UserAddParams(name: "watch", uids: [Self.memberUID]))
+        let http = try DeviceAgentHTTP(daemon: daemon)
+        let port = try #require(http.baseURL.split(separator: ":").last.map(String.init), "\(http.baseURL)")
+
+        let seconds = String(Self.floodSeconds)
+        let member = ["/usr/bin/setpriv", "--reuid", String(Self.memberUID), "--regid", String(otherUID), "--clear-groups"]
+        let watcher = try BackgroundCommand(
+            "/usr/bin/nice", ["-n", "-5"] + member + ["/usr/bin/env", "python3", "-c", LoadFuzzEndToEndTests.watcher, daemon.socketPath, seconds, "fresh"],
+            folder: daemon.root)
+        let flood = try BackgroundCommand(
+            "/usr/bin/nice",
+            ["-n", "10", "/usr/bin/setpriv", "--reuid", String(otherUID), "--regid", String(otherUID), "--clear-groups"]
+                + ["/usr/bin/env", "python3", "-c", Self.flooder, "127.0.0.1", port, seconds, String(Self.connections)],
+            folder: daemon.root)
+        // Once the flood holds all its connections, a member drops a recording.
+        _ = try poll(timeout: 30, { flood.errorOutput }, until: { $0.contains("holding") })
+        let inbox = daemon.inboxDirectory + "/alice"
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
+        try IngestionEndToEndTests.wav(seed: 7).write(to: URL(fileURLWithPath: inbox + "/during the flood.wav"))
+        let dropped = try IngestionEndToEndTests.waitForRecordings(daemon, timeout: 60) { $0.contains { $0.status != .pending } }
+        let flooded = flood.finish(timeout: TimeInterval(Self.floodSeconds + 60))
+        let watch = watcher.finish(timeout: 60)
+
+        #expect(daemon.process?.isRunning == true, "the daemon died under the flood:\n\(daemon.log.suffix(2000))")
+        #expect(dropped.first?.status == .ready, "\(dropped.map { "\($0.status) \($0.failureReason ?? "")" })")
+        #expect(flooded.status == 0, "\(flooded.stderr.suffix(500))")
+        let latencies = watch.stdout.split(separator: "\n").compactMap { Double($0) }.sorted()
+        try #require(latencies.count > 100, "the watcher measured too little: \(watch.stdout.suffix(200)) \(watch.stderr.suffix(300))")
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        print(
+            "listener flood: \(Self.connections) held connections, \(flooded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) opened in \(Self.floodSeconds) s; member system.status: \(latencies.count) calls, p50 \(String(format: "%.1f", latencies[latencies.count / 2])) ms, p99 \(String(format: "%.1f", p99)) ms"
+        )
+        #expect(p99 < 100, "system.status p99 \(p99) ms while the device listener was flooded")
+        // Refusals are summarised, not one line each.
+        let refusals = daemon.log.split(separator: "\n").filter { $0.contains("refused a device-agent connection") }.count
+        #expect(refusals < 200, "\(refusals) refusal lines")
+        // The flood over, phones pair and push again.
+        let (token, _) = try await http.pair(daemon)
+        #expect(try await http.get("/sync/events/changes?since=0", token: token).status == 200)
+    }
+}
+
 /// A command running beside the test, its output collected in files (no pipe to fill).
 final class BackgroundCommand {
     private let process = Process()
@@ -196,6 +311,9 @@ final class BackgroundCommand {
         process.standardError = FileHandle(forWritingAtPath: errorPath)
         try process.run()
     }
+
+    /// What it has written to standard error so far.
+    var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
     /// Waits up to `timeout` seconds (then terminates it) and returns what it wrote.
     func finish(timeout: TimeInterval) -> CommandResult {

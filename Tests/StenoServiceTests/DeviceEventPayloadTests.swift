@@ -140,7 +140,18 @@ struct DeviceEventPayloadTests {
         #expect(throttle.delay(for: "a", now: start) == .seconds(1) && throttle.delay(for: "b", now: start) == nil)
         for _ in 0..<10 { throttle.recordFailure(from: "a", now: start) }
         #expect(throttle.delay(for: "a", now: start) == .seconds(8))
-        throttle.recordSuccess(from: "a")
-        #expect(throttle.delay(for: "a", now: start) == nil)
+        // Only time forgets failures.
+        #expect(throttle.delay(for: "a", now: start + .seconds(9)) == nil)
+    }
+
+    @Test func aFullTableDropsAddressesNotShutOutFirst() {
+        let throttle = AuthFailureThrottle(freeFailures: 1, capacity: 100)
+        let start = ContinuousClock.now
+        for _ in 0..<3 { throttle.recordFailure(from: "guesser", now: start) }
+        #expect(throttle.delay(for: "guesser", now: start) != nil)
+        // Filling the table with fresh addresses (claimed ones, say) keeps the guesser shut out.
+        for index in 0..<1_000 { throttle.recordFailure(from: "10.0.\(index / 256).\(index % 256)", now: start + .milliseconds(index)) }
+        #expect(throttle.count <= 100)
+        #expect(throttle.delay(for: "guesser", now: start + .seconds(1)) != nil)
     }
 }

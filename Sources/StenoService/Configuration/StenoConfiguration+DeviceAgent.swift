@@ -38,7 +38,14 @@ public struct DeviceAgentSettings: Sendable, Hashable {
     public var requestTimeoutSeconds = 30
     /// Peers whose `X-Forwarded-For` names the real client (a reverse proxy): failures are
     /// slowed down per client address, not per proxy.
-    public var trustedProxies: [String] = []
+    public var trustedProxies = TrustedProxies()
+    /// Connections the listener holds at most; more wait in the kernel's queue. The daemon
+    /// lowers it to a quarter of its descriptor limit, keeping the rest for the RPC socket,
+    /// the catalog and ingest.
+    public var maxConnections = 1024
+    /// Connections one client address holds at most (TCP listeners; a proxy on the `unix:`
+    /// socket is one client).
+    public var maxConnectionsPerAddress = 64
 
     public init() {}
 
@@ -49,6 +56,7 @@ public struct DeviceAgentSettings: Sendable, Hashable {
 extension StenoConfiguration {
     static let deviceAgentKeys: Set<String> = [
         "listen", "tls_certificate", "tls_key", "allow_plain_http", "max_body_bytes", "request_timeout_seconds", "trusted_proxies",
+        "max_connections", "max_connections_per_address",
     ]
 
     /// Reads `[device_agent]`.
@@ -82,10 +90,19 @@ extension StenoConfiguration {
         }
         if let value = try integer("max_body_bytes", in: 1024...(1 << 30)) { deviceAgent.maxBodyBytes = value }
         if let value = try integer("request_timeout_seconds", in: 1...3600) { deviceAgent.requestTimeoutSeconds = value }
+        if let value = try integer("max_connections", in: 1...1_000_000) { deviceAgent.maxConnections = value }
+        if let value = try integer("max_connections_per_address", in: 1...1_000_000) { deviceAgent.maxConnectionsPerAddress = value }
         if let value = table["trusted_proxies"] {
-            guard case .array(let items) = value, let addresses = Optional(items.compactMap(\.stringValue)), addresses.count == items.count
-            else { throw ConfigurationError("\(path): device_agent.trusted_proxies must be a list of addresses") }
-            deviceAgent.trustedProxies = addresses
+            guard case .array(let items) = value, let entries = Optional(items.compactMap(\.stringValue)), entries.count == items.count
+            else {
+                throw ConfigurationError(
+                    "\(path): device_agent.trusted_proxies must be a list of addresses, \"user:NAME\" or \"group:NAME\" entries")
+            }
+            do {
+                deviceAgent.trustedProxies = try TrustedProxies(entries)
+            } catch {
+                throw ConfigurationError("\(path): device_agent.trusted_proxies: \(error.message)")
+            }
         }
         if let listen = deviceAgent.listen, !listen.isLocalOnly, !deviceAgent.usesTLS, !deviceAgent.allowPlainHTTP {
             throw ConfigurationError(

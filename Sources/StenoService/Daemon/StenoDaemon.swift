@@ -46,6 +46,8 @@ public struct StenoDaemon: Sendable {
             // Each connection, watched folder and database file holds one.
             logger.info("file descriptor limit", metadata: ["soft": "\(descriptors.soft)", "hard": "\(descriptors.hard)"])
         }
+        // A bad TLS file stops the daemon here, named, rather than the listener later.
+        let deviceAgentTLS = try DeviceAgentServer.tlsConfiguration(configuration.deviceAgent)
         try DataFolderPermissions.secure(
             dataDirectory: configuration.dataDirectory, databasePath: configuration.postgres == nil ? configuration.databasePath : nil,
             keyPath: configuration.secretKeyPath(environment: environment), socketGroup: configuration.socketGroup, logger: logger)
@@ -106,8 +108,8 @@ public struct StenoDaemon: Sendable {
             services.append(
                 .init(
                     service: DeviceAgentServer(
-                        settings: configuration.deviceAgent, api: api, endpoint: deviceAgentEndpoint, eventLoopGroup: eventLoops,
-                        logger: logger)))
+                        settings: configuration.deviceAgent, tls: deviceAgentTLS, api: api, endpoint: deviceAgentEndpoint,
+                        eventLoopGroup: eventLoops, logger: logger)))
         }
         services.append(.init(service: server))
         let group = ServiceGroup(

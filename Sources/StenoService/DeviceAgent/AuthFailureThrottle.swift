@@ -5,8 +5,11 @@ import Synchronization
 ///
 /// The first few failures cost nothing (a phone with an old token retries a little); after
 /// that each failure shuts the address out for twice as long as the one before, up to a
-/// minute, so guessing a pairing code in its ten minutes is hopeless. A success forgets the
-/// address. Memory stays bounded: addresses quiet for the forgetting time are dropped first.
+/// minute, so guessing a pairing code in its ten minutes is hopeless. Failures count against
+/// the address that made them and only pass with time: a success with one credential (a
+/// member's own valid token) says nothing about the codes guessed beside it, so it forgets
+/// nothing. Memory stays bounded: when the table is full, addresses quiet for the forgetting
+/// time go first, then those not shut out, and an address shut out is dropped last.
 final class AuthFailureThrottle: Sendable {
     struct Entry {
         var failures: Int
@@ -42,8 +45,7 @@ final class AuthFailureThrottle: Sendable {
     @discardableResult
     func recordFailure(from address: String, now: ContinuousClock.Instant = .now) -> Duration? {
         entries.withLock { entries in
-            if entries.count >= capacity { entries = entries.filter { now - $0.value.lastFailure < forgetAfter } }
-            if entries.count >= capacity { entries.removeAll() }
+            if entries.count >= capacity { Self.makeRoom(in: &entries, capacity: capacity, forgetAfter: forgetAfter, now: now) }
             var entry = entries[address].flatMap { now - $0.lastFailure < forgetAfter ? $0 : nil }
                 ?? Entry(failures: 0, lastFailure: now, blockedUntil: nil)
             entry.failures += 1
@@ -59,8 +61,22 @@ final class AuthFailureThrottle: Sendable {
         }
     }
 
-    /// Forgets the address's failures.
-    func recordSuccess(from address: String) {
-        _ = entries.withLock { $0.removeValue(forKey: address) }
+    /// Addresses remembered now.
+    var count: Int { entries.withLock(\.count) }
+
+    /// Drops entries until a tenth of the table is free: the forgotten ones, then those not
+    /// shut out (the oldest failure first), then the shut-out ones whose wait ends soonest —
+    /// filling the table with fresh addresses must not set a blocked guesser free.
+    private static func makeRoom(in entries: inout [String: Entry], capacity: Int, forgetAfter: Duration, now: ContinuousClock.Instant) {
+        entries = entries.filter { now - $0.value.lastFailure < forgetAfter }
+        let target = capacity - max(1, capacity / 10)
+        guard entries.count > target else { return }
+        let order = entries.sorted { lhs, rhs in
+            let (left, right) = (lhs.value.blockedUntil.map { $0 > now } ?? false, rhs.value.blockedUntil.map { $0 > now } ?? false)
+            if left != right { return !left }
+            if left { return (lhs.value.blockedUntil ?? now) < (rhs.value.blockedUntil ?? now) }
+            return lhs.value.lastFailure < rhs.value.lastFailure
+        }
+        for (address, _) in order.prefix(entries.count - target) { entries.removeValue(forKey: address) }
     }
 }

@@ -12,6 +12,9 @@ struct DeviceAgentAPI: Sendable {
     let queue: JobQueue
     let throttle: AuthFailureThrottle
     let contacts: DeviceContactLog
+    /// Catalog writes of one owner's devices run one at a time, so that a member pushing from
+    /// many devices at once takes one writer's share, not every writer's.
+    let writers = PerKeyRequestLimiter<Int64>(limit: 1)
     /// The zone of a paired device that names none.
     let defaultTimeZone: String
     let logger: Logger
@@ -48,7 +51,6 @@ struct DeviceAgentAPI: Sendable {
                 codeHash: DeviceCredentials.digest(pairingCode: code), tokenHash: DeviceCredentials.digest(token: token), label: label,
                 timeZone: zone, now: Date())
         else { return failedPairing(address) }
-        throttle.recordSuccess(from: address)
         logger.info("device paired", metadata: ["device": "\(device.id)", "owner": "\(device.ownerName)", "address": "\(address)"])
         return DeviceAgentResponse(
             status: 201,
@@ -69,15 +71,16 @@ struct DeviceAgentAPI: Sendable {
     // MARK: Authentication
 
     /// The device an `Authorization: Device <token>` header names, or the answer to send.
+    ///
+    /// A valid token is served even from an address shut out for failures: the failures are
+    /// someone else's guesses (a phone behind the same NAT), and a token cannot be guessed.
     func authenticate(authorization: String?, address: String) async throws -> Result<DeviceRecord, DeviceAgentResponse> {
-        if let wait = throttle.delay(for: address) { return .failure(.tooManyFailures(wait)) }
-        guard let token = DeviceCredentials.token(fromAuthorization: authorization),
-            let device = try await store.device(tokenHash: DeviceCredentials.digest(token: token))
-        else {
-            if let wait = throttle.recordFailure(from: address) { return .failure(.tooManyFailures(wait)) }
+        let token = DeviceCredentials.token(fromAuthorization: authorization)
+        if token == nil, let wait = throttle.delay(for: address) { return .failure(.tooManyFailures(wait)) }
+        guard let token, let device = try await store.device(tokenHash: DeviceCredentials.digest(token: token)) else {
+            if let wait = throttle.delay(for: address) ?? throttle.recordFailure(from: address) { return .failure(.tooManyFailures(wait)) }
             return .failure(Self.unauthorized)
         }
-        throttle.recordSuccess(from: address)
         if contacts.shouldRecord(deviceID: device.id, address: address) {
             try await store.recordDeviceContact(id: device.id, address: address, now: Date())
         }
@@ -119,7 +122,14 @@ struct DeviceAgentAPI: Sendable {
                 slots.append(.failure(error))
             }
         }
-        let report = try await store.applyDeviceEvents(writes, accountID: device.accountID, now: Date())
+        let store = self.store
+        let report = try await writers.run(for: device.ownerID) { () async -> Result<DeviceWriteReport, any Error> in
+            do {
+                return .success(try await store.applyDeviceEvents(writes, accountID: device.accountID, now: Date()))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
         if !report.changes.touchedMeetingIDs.isEmpty {
             // As after a calendar sync: link recordings that now have a meeting, revalidate the rest.
             _ = try await queue.enqueue(LinksAfterSyncJobHandler.draft(since: started.addingTimeInterval(-1)))

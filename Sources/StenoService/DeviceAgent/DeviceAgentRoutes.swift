@@ -105,17 +105,16 @@ struct DeviceAgentRoutes: Sendable {
         }
     }
 
-    /// The client's address: the peer's, or behind a trusted proxy (or on the Unix socket a
-    /// proxy connects to) the last address the proxy added to `X-Forwarded-For`.
-    private func clientAddress(_ request: Request, peer: SocketAddress?) -> String {
-        let peerAddress = peer?.ipAddress
-        let viaProxy = peerAddress == nil ? peer != nil : settings.trustedProxies.contains(peerAddress ?? "")
-        if viaProxy, let forwarded = request.headers[.init("X-Forwarded-For")!],
+    /// The client's address: the peer's (`uid N` on a Unix socket), or from a trusted proxy
+    /// the last address it added to `X-Forwarded-For`. Anyone else's header is ignored.
+    private func clientAddress(_ request: Request, peer: DeviceListenerConnections.Peer?) -> String {
+        guard let peer else { return "local" }
+        if peer.isTrustedProxy, let forwarded = request.headers[.init("X-Forwarded-For")!],
             let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
         {
             return String(last.prefix(64))
         }
-        return peerAddress ?? "local"
+        return peer.client
     }
 
     static func query(_ request: Request) -> [String: String] {

@@ -17,6 +17,8 @@ import Synchronization
 /// token). It runs as a service of the daemon, so SIGTERM lets running requests finish.
 struct DeviceAgentServer: Service {
     let settings: DeviceAgentSettings
+    /// From ``tlsConfiguration(_:)``; nil: plain HTTP.
+    let tls: TLSConfiguration?
     let api: DeviceAgentAPI
     /// Where the listener is bound, for `system.status` (port 0 picks a free port).
     let endpoint: DeviceAgentEndpoint
@@ -28,8 +30,9 @@ struct DeviceAgentServer: Service {
         let router = Router(context: DeviceAgentRequestContext.self)
         let handler = DeviceAgentRoutes(api: api, settings: settings, logger: logger)
         handler.add(to: router)
-        let http = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(Int64(max(settings.requestTimeoutSeconds, 60)))))
-        let server = try settings.usesTLS ? HTTPServerBuilder.tls(http, tlsConfiguration: try tlsConfiguration()) : http
+        warnAboutProxyTrust(listen)
+        let connections = DeviceListenerConnections(settings: settings, logger: logger)
+        let server = try serverBuilder(connections: connections)
         let address: BindAddress
         switch listen {
         case .tcp(let host, let port):
@@ -45,7 +48,10 @@ struct DeviceAgentServer: Service {
         let logger = self.logger
         let scheme = settings.usesTLS ? "https" : "http"
         let application = Application(
-            router: router, server: server, configuration: ApplicationConfiguration(address: address, serverName: "stenod"),
+            router: router, server: server,
+            configuration: ApplicationConfiguration(
+                address: address, serverName: "stenod",
+                availableConnectionsDelegate: MaximumAvailableConnections(connections.maxConnections, logger: frameworkLogger)),
             onServerRunning: { channel in
                 if case .unix(let path) = listen {
                     // Every request carries a device token: the proxy's user needs only to connect.
@@ -53,25 +59,77 @@ struct DeviceAgentServer: Service {
                 }
                 let bound = Self.describe(channel.localAddress, fallback: listen)
                 endpoint.set("\(scheme)://\(bound)")
-                logger.info("device agent listening", metadata: ["address": "\(scheme)://\(bound)"])
+                logger.info(
+                    "device agent listening",
+                    metadata: [
+                        "address": "\(scheme)://\(bound)", "max_connections": "\(connections.maxConnections)",
+                        "max_connections_per_address": "\(connections.maxConnectionsPerClient)",
+                    ])
             },
             eventLoopGroupProvider: .shared(eventLoopGroup), logger: frameworkLogger)
         try await application.run()
         endpoint.set(nil)
     }
 
-    func tlsConfiguration() throws -> TLSConfiguration {
-        guard let certificatePath = settings.tlsCertificate, let keyPath = settings.tlsKey else {
-            throw ConfigurationError("device_agent: TLS needs tls_certificate and tls_key")
+    /// Says when `X-Forwarded-For` is believed from more peers than the proxy, or from none
+    /// on a socket a proxy is meant to use.
+    private func warnAboutProxyTrust(_ listen: DeviceAgentSettings.Address) {
+        let trusted = settings.trustedProxies
+        if case .tcp = listen, !trusted.loopbackAddresses.isEmpty {
+            logger.warning(
+                "device_agent.trusted_proxies names \(trusted.loopbackAddresses.joined(separator: ", ")): every local user can connect from there and claim any client address (to dodge or cause the pairing throttle); prefer listen = \"unix:/run/stenod/device-agent.sock\" with trusted_proxies = [\"user:www-data\"] (the proxy's user or group)")
         }
+        if case .unix = listen, trusted.uids.isEmpty, trusted.gids.isEmpty {
+            logger.notice(
+                "device_agent.listen is a unix socket but trusted_proxies names no user: or group:, so X-Forwarded-For is ignored and every phone behind the proxy counts as one client; add trusted_proxies = [\"user:NAME\"] with the proxy's user")
+        }
+    }
+
+    /// HTTP/1.1, over TLS when configured, each connection guarded (``GuardedChildChannel``).
+    private func serverBuilder(connections: DeviceListenerConnections) throws -> HTTPServerBuilder {
+        let configuration = HTTP1Channel.Configuration(idleTimeout: .seconds(Int64(max(settings.requestTimeoutSeconds, 60))))
+        // A request may take the time limit; reading its head and body counts against it.
+        let deadline = TimeAmount.seconds(Int64(settings.requestTimeoutSeconds) + 10)
+        let tls = self.tls
+        return HTTPServerBuilder { responder in
+            let http = HTTP1Channel(responder: responder, configuration: configuration)
+            if let tls {
+                return GuardedChildChannel(base: try TLSChannel(http, tlsConfiguration: tls), connections: connections, deadline: deadline)
+            }
+            return GuardedChildChannel(base: http, connections: connections, deadline: deadline)
+        }
+    }
+
+    /// The listener's TLS set-up, checked whole at start-up so a bad file stops the daemon with
+    /// its name: each PEM file loads, the key is the certificate's, and the key file is not
+    /// readable by other users (nor writable by anyone but its owner). Nil without TLS.
+    static func tlsConfiguration(_ settings: DeviceAgentSettings) throws -> TLSConfiguration? {
+        guard settings.usesTLS, let certificatePath = settings.tlsCertificate, let keyPath = settings.tlsKey else { return nil }
+        var status = stat()
+        if stat(keyPath, &status) == 0, status.st_mode & 0o027 != 0 {
+            throw ConfigurationError(
+                "device_agent.tls_key: \(keyPath) may be read or changed by other users (mode \(String(status.st_mode & 0o777, radix: 8))); run `chmod 600 \(keyPath)` (or 640 with a group only stenod is in)")
+        }
+        let chain: [NIOSSLCertificateSource]
         do {
-            let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
-            let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { .certificate($0) }
+        } catch {
+            throw ConfigurationError("device_agent.tls_certificate: cannot load \(certificatePath) as a PEM certificate chain: \(error)")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        } catch {
+            throw ConfigurationError("device_agent.tls_key: cannot load \(keyPath) as a PEM private key (\(error)); is it the key, unencrypted?")
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
         } catch {
             throw ConfigurationError(
-                "device_agent: cannot load the TLS certificate \(certificatePath) or key \(keyPath) (PEM expected): \(error)")
+                "device_agent.tls_key: \(keyPath) is not the private key of the certificate \(certificatePath) (\(error)); use the key the certificate was made for")
         }
+        return configuration
     }
 
     /// Removes a socket left by a daemon that did not stop cleanly; refuses to replace anything else.
@@ -101,13 +159,13 @@ final class DeviceAgentEndpoint: Sendable {
     var current: String? { address.withLock { $0 } }
 }
 
-/// A request's context: Hummingbird's, plus the peer's address for throttling failures.
+/// A request's context: Hummingbird's, plus who the connection's peer is.
 struct DeviceAgentRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    let peer: SocketAddress?
+    let peer: DeviceListenerConnections.Peer?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        peer = source.channel.remoteAddress
+        peer = DeviceListenerConnections.peer(of: source.channel)
     }
 }

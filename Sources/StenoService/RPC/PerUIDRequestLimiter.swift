@@ -3,7 +3,11 @@ import Synchronization
 /// Lets at most `limit` requests of one uid run at once, across all its connections, so one
 /// member cannot occupy every database reader and thread while the others wait. A uid's
 /// excess requests wait in arrival order; other uids are not held up by them.
-final class PerUIDRequestLimiter: Sendable {
+typealias PerUIDRequestLimiter = PerKeyRequestLimiter<UInt32>
+
+/// Lets at most `limit` requests of one key (a uid, a device's owner) run at once; the key's
+/// excess requests wait in arrival order, other keys are not held up by them.
+final class PerKeyRequestLimiter<Key: Hashable & Sendable>: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Void, any Error>
@@ -15,7 +19,7 @@ final class PerUIDRequestLimiter: Sendable {
     }
 
     private struct State {
-        var uids: [UInt32: UIDState] = [:]
+        var uids: [Key: UIDState] = [:]
         var nextWaiterID: UInt64 = 0
     }
 
@@ -30,18 +34,18 @@ final class PerUIDRequestLimiter: Sendable {
     /// Runs `body` once fewer than `limit` requests of `uid` are running.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while waiting (its client left).
-    func run<Value: Sendable>(for uid: UInt32, _ body: () async -> Value) async throws -> Value {
+    func run<Value: Sendable>(for uid: Key, _ body: () async -> Value) async throws -> Value {
         try await acquire(uid)
         defer { release(uid) }
         return await body()
     }
 
     /// Requests of `uid` running now.
-    func running(for uid: UInt32) -> Int {
+    func running(for uid: Key) -> Int {
         state.withLock { $0.uids[uid]?.running ?? 0 }
     }
 
-    private func acquire(_ uid: UInt32) async throws {
+    private func acquire(_ uid: Key) async throws {
         let limit = self.limit
         let admitted = state.withLock { state -> Bool in
             guard state.uids[uid, default: UIDState()].running < limit else { return false }
@@ -77,7 +81,7 @@ final class PerUIDRequestLimiter: Sendable {
         }
     }
 
-    private func release(_ uid: UInt32) {
+    private func release(_ uid: Key) {
         // The permit passes straight to the next waiter of the same uid, if any.
         let next = state.withLock { state -> Waiter? in
             guard var entry = state.uids[uid] else { return nil }

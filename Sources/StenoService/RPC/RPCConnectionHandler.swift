@@ -24,6 +24,8 @@ final class RPCConnectionHandler: ChannelInboundHandler {
         var limiter: PerUIDRequestLimiter
         var descriptors: DescriptorWatch
         var logger: Logger
+        /// Refusals of one uid logged at most every few seconds, the rest counted.
+        var refusals: RepeatedNotice
     }
 
     private let dispatcher: RPCDispatcher
@@ -32,6 +34,7 @@ final class RPCConnectionHandler: ChannelInboundHandler {
     private let tracker: ConnectionTracker
     private let limiter: PerUIDRequestLimiter
     private let descriptors: DescriptorWatch
+    private let refusals: RepeatedNotice
     private let settings: StenoConfiguration.RPCSettings
     private var credentials: PeerCredentials?
     /// The uid the tracker counted this connection for, once admitted.
@@ -68,6 +71,7 @@ final class RPCConnectionHandler: ChannelInboundHandler {
         self.tracker = shared.tracker
         self.limiter = shared.limiter
         self.descriptors = shared.descriptors
+        self.refusals = shared.refusals
         self.logger = shared.logger
     }
 
@@ -134,8 +138,8 @@ final class RPCConnectionHandler: ChannelInboundHandler {
     private func admit(_ credentials: PeerCredentials, context: ChannelHandlerContext) {
         guard tracker.admit(uid: credentials.uid) else {
             let cap = tracker.maxConnectionsPerUID
-            logger.notice(
-                "refused a connection: uid \(credentials.uid) already has \(cap) open (rpc.max_connections_per_uid)")
+            refusals.note(
+                "uid \(credentials.uid)", "refused a connection: uid \(credentials.uid) already has \(cap) open (rpc.max_connections_per_uid)")
             let error = RPCError.failedPrecondition(
                 "uid \(credentials.uid) already has \(cap) connections open, the most rpc.max_connections_per_uid allows; close some and retry",
                 data: ["uid": .int(Int64(credentials.uid)), "limit": .int(Int64(cap))])

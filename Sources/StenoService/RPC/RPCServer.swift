@@ -63,7 +63,8 @@ public final class RPCServer: Service, Sendable {
         let descriptors = DescriptorWatch(logger: logger)
         let shared = RPCConnectionHandler.Shared(
             dispatcher: dispatcher, settings: settings, tracker: tracker,
-            limiter: PerUIDRequestLimiter(limit: settings.maxRunningPerUID), descriptors: descriptors, logger: logger)
+            limiter: PerUIDRequestLimiter(limit: settings.maxRunningPerUID), descriptors: descriptors, logger: logger,
+            refusals: RepeatedNotice(logger: logger))
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
             // Out of descriptors, accepting again at once would spin: wait a second, and say so.
