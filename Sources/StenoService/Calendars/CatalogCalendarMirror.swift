@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import StenoCalendar
 import StenoCore
@@ -10,14 +11,16 @@ public struct CatalogCalendarMirror: CalendarMirror {
     let store: any CatalogStore
     let accountID: Int64
     let secrets: SecretBox?
+    let logger: Logger
     /// Every meeting a change touched during this sync, for the linker and revalidation.
     let touched = TouchedMeetings()
 
     /// The mirror of `accountID`; `secrets` seals refreshed credentials (nil: they are not saved).
-    public init(store: any CatalogStore, accountID: Int64, secrets: SecretBox?) {
+    public init(store: any CatalogStore, accountID: Int64, secrets: SecretBox?, logger: Logger = Logger(label: "steno.calendars")) {
         self.store = store
         self.accountID = accountID
         self.secrets = secrets
+        self.logger = logger
     }
 
     public func calendars() async throws -> [CalendarInfo] {
@@ -33,7 +36,17 @@ public struct CatalogCalendarMirror: CalendarMirror {
     }
 
     public func apply(_ changes: CalendarChangeSet) async throws -> MirrorChangeSummary {
-        let summary = try await store.applyCalendarChanges(changes, accountID: accountID, now: Date())
+        // Every provider's events pass here: none widens the catalog beyond the field bounds.
+        let (bounded, cutFields) = changes.bounded()
+        if !cutFields.isEmpty {
+            let fields = cutFields.sorted { $0.key < $1.key }.map { "\($0.key) of \($0.value)" }.joined(separator: ", ")
+            logger.warning(
+                "cut over-long event fields to the mirror's bounds (\(fields) events)",
+                metadata: [
+                    "account": .stringConvertible(accountID), "calendar": .string(EventFieldLimits.cut(changes.calendar.name, maxBytes: 200)),
+                ])
+        }
+        let summary = try await store.applyCalendarChanges(bounded, accountID: accountID, now: Date())
         touched.add(summary.touchedMeetingIDs)
         return summary
     }

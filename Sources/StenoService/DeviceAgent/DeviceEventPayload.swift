@@ -56,7 +56,7 @@ public struct DeviceEventPayload: Sendable {
                 if let attendee = try attendee(item, field: "attendees[\(index)]", role: .required) { attendees.append(attendee) }
             }
         }
-        let occurrence = EventOccurrence(
+        let unbounded = EventOccurrence(
             remoteID: remoteID, iCalUID: iCalUID, seriesUID: iCalUID, recurrenceID: occurrenceDate,
             meetingIdentity: DeviceEventKeys.meetingIdentity(
                 accountID: accountID, remoteID: remoteID, iCalUID: iCalUID, occurrenceDate: occurrenceDate),
@@ -64,6 +64,8 @@ public struct DeviceEventPayload: Sendable {
             isAllDay: span.allDayStart != nil, allDayStart: span.allDayStart, allDayEnd: span.allDayEnd, status: try status(in: value),
             organizer: organizer, attendees: attendees, location: try optionalString("location", in: value),
             webLink: try optionalString("url", in: value))
+        // Held to the bounds every provider's events are: a phone cannot store more.
+        let occurrence = unbounded.bounded().occurrence
         let calendar = CalendarDescriptor(remoteID: calendarID, name: try optionalString("calendarTitle", in: value) ?? "")
         return DeviceEventWrite(
             remoteID: remoteID, externalUpdatedAt: updatedAt,
