@@ -45,6 +45,12 @@ enum CAFParser {
                 continue
             }
             guard raw <= avail else {
+                // After a whole audio chunk, bytes that are no whole chunk (appended by a tool,
+                // padding) do not cut the audio: decoders play it all.
+                if dataBytes != nil, claimedDataBytes == nil {
+                    warnings.append("ignored \(src.size - pos) bytes after the last whole chunk (offset \(pos))")
+                    break
+                }
                 throw MediaError.truncated(name, at: pos, "chunk '\(type)' at offset \(pos) claims \(raw) bytes but the file ends at \(src.size)")
             }
             switch type {

@@ -42,13 +42,22 @@ enum MP4Parser {
         // every box is at least 8 bytes, so this advances.
         // A media data box cut short (the file's end) ends the walk: what it holds is kept.
         var cutMediaData: (claimed: UInt64, held: UInt64)?
+        // Bytes after the last whole box once the movie header and media data were read
+        // (a tool appending a few bytes, a copy padded to a block): decoders play the file
+        // whole, so they are ignored with a warning rather than taken for a cut.
+        var trailingBytesAt: UInt64?
         while pos + 8 <= src.size, boxCount < 10_000_000 {
             boxCount += 1
             let box: MP4Box
             do {
                 box = try MP4Box.read(src, at: pos, limit: src.size)
-            } catch let error where error.kind == .truncated {
-                guard let cut = try MP4Box.cutShort(src, at: pos), cut.box.type == "mdat", sawMoov else { throw error }
+            } catch let error where error.kind == .truncated || error.kind == .invalid {
+                let cut = error.kind == .truncated ? try MP4Box.cutShort(src, at: pos) : nil
+                guard let cut, cut.box.type == "mdat", sawMoov else {
+                    guard sawMoov, mediaDataBytes > 0 else { throw error }
+                    trailingBytesAt = pos
+                    break
+                }
                 mediaDataBytes &+= cut.box.bodySize
                 cutMediaData = (cut.claimedSize, cut.box.end - cut.box.start)
                 // The fragment this media data belongs to is not whole: its samples do not count.
@@ -91,7 +100,8 @@ enum MP4Parser {
         guard sawMoov else { throw MediaError.invalid(name, at: start, "no 'moov' box (movie header) in the file") }
         // No media data at all, or bytes too few for a box header ending the file: the file
         // was cut at (or just after) the end of its movie header.
-        if cutMediaData == nil, pos < src.size || mediaDataBytes == 0 { cutMediaData = (0, 0) }
+        if cutMediaData == nil, trailingBytesAt == nil, pos < src.size, mediaDataBytes > 0 { trailingBytesAt = pos }
+        if cutMediaData == nil, trailingBytesAt == nil, mediaDataBytes == 0 { cutMediaData = (0, 0) }
         guard var sound else { throw MediaError(.notAudio, offset: start, "MP4/MOV file has no sound track") }
         guard movieTimescale > 0 || sound.timescale > 0 else {
             throw MediaError.invalid(name, at: start, "timescale is 0")
@@ -121,6 +131,9 @@ enum MP4Parser {
         }
         if duration == 0, movieTimescale > 0, movieDuration > 0 { duration = Double(movieDuration) / Double(movieTimescale) }
         var warnings: [String] = []
+        if let trailingBytesAt {
+            warnings.append("ignored \(src.size - trailingBytesAt) bytes after the last whole box (offset \(trailingBytesAt))")
+        }
         if let cut = cutMediaData {
             duration = try held(src, sound, duration: duration, cut: cut, fragmented: fragmented, warnings: &warnings)
         }

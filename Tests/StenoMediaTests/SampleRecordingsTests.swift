@@ -35,6 +35,28 @@ struct SampleRecordingsTests {
         #expect(info.creationTime == want.created.flatMap(MediaDate.parse))
     }
 
+    /// Bytes a tool appended to a whole MP4 or CAF (ffmpeg plays such files whole): the same
+    /// reading, with a warning naming them, never "truncated".
+    @Test(arguments: ["standup-2026-11-20.m4a", "voice-memo.caf"])
+    func bytesAppendedToAWholeFileAreIgnoredWithAWarning(_ name: String) throws {
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: sampleRecordingsFolder() + "/" + name)))
+        let reading = try MediaProbe.probe(MemoryByteSource(whole))
+        var generator = SystemRandomNumberGenerator()
+        let tails: [[UInt8]] = [1, 3, 7, 8, 11, 12, 16, 100, 4096].flatMap { count in
+            [[UInt8](repeating: 0, count: count), [UInt8](repeating: 0xFF, count: count), (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }]
+        }
+        for tail in tails {
+            let info = try MediaProbe.probe(MemoryByteSource(whole + tail))
+            #expect(abs(info.duration - reading.duration) < 0.001, "\(name) + \(tail.prefix(16)): \(info.duration) s")
+            #expect(info.codec == reading.codec && info.sampleRate == reading.sampleRate)
+            #expect(!info.warnings.contains { $0.contains("truncated") }, "\(name) + \(tail.count) bytes: \(info.warnings)")
+        }
+        // A tail that is a box or chunk header claiming more than the file holds is named.
+        let header: [UInt8] = name.hasSuffix(".caf") ? Array("free".utf8) + [0, 0, 0, 0, 0, 0, 0x10, 0] : [0, 0, 0x10, 0] + Array("free".utf8)
+        let named = try MediaProbe.probe(MemoryByteSource(whole + header + [1, 2, 3]))
+        #expect(named.warnings.contains { $0.contains("ignored \(header.count + 3) bytes after the last whole") }, "\(named.warnings)")
+    }
+
     @Test func fileSourceErrors() {
         #expect(throws: MediaError.self) { try MediaProbe.probe(path: "/nonexistent/x.wav") }
         // A folder is not a file: the answer is an I/O error, never a reading.
