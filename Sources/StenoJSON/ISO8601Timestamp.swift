@@ -6,6 +6,17 @@ import Foundation
 /// Hand-written rather than `ISO8601DateFormatter` because it runs for every timestamp of every
 /// RPC, must be `Sendable` without locks, and the civil-calendar arithmetic is small.
 public enum ISO8601Timestamp {
+    /// The earliest instant this form can write: 0001-01-01T00:00:00Z.
+    public static let earliest = Date(timeIntervalSince1970: -62_135_596_800)
+    /// The latest instant this form can write: 9999-12-31T23:59:59.999Z.
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799.999)
+
+    /// `date` moved into `earliest...latest`, for bounds of a search such as "from the year 1"
+    /// that a zone east or west of UTC pushes just past the years 0001–9999.
+    public static func clamped(_ date: Date) -> Date {
+        min(max(date, earliest), latest)
+    }
+
     /// Formats `date` in UTC, e.g. `2026-11-20T09:30:00Z` or `2026-11-20T09:30:00.123Z`
     /// (rounded to the millisecond). Returns nil for instants outside the years 0001–9999.
     public static func string(from date: Date) -> String? {

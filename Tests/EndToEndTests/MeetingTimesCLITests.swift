@@ -127,6 +127,28 @@ struct MeetingTimesCLITests {
         #expect(swapped.status == 64, "\(swapped.stderr)")
     }
 
+    @Test func theFirstAndLastYearsAreBoundsInAnyZone() throws {
+        let daemon = try Self.daemon()
+        defer { daemon.shutdown() }
+        // Midnight of 0001-01-01 in Berlin, and the end of 9999-12-31 in Los Angeles, lie just
+        // outside the years an instant on the wire can name: still whole-history bounds.
+        for zone in ["Europe/Berlin", "America/Los_Angeles", "Pacific/Kiritimati"] {
+            let result = try steno(daemon, ["meetings", "--from", "0001-01-01", "--to", "9999-12-31", "--tz", zone, "--json"])
+            #expect(result.status == 0, "\(zone): \(result.stderr)")
+            let titles = (try? JSONValue.parse(result.stdout).arrayValue?.compactMap { $0["title"]?.stringValue }) ?? nil
+            #expect(titles?.contains("Yesterday review") == true && titles?.contains("In ten days") == true, "\(zone): \(result.stdout)")
+            let on = try steno(daemon, ["meetings", "--on", "9999-12-31", "--tz", zone])
+            #expect(on.status == 0, "\(zone): \(on.stderr)")
+        }
+        // A request this side cannot write is this side's fault, not the daemon's.
+        #expect {
+            _ = try daemon.client().call(StenoMethods.meetingsList, MeetingListParams(from: Date(timeIntervalSince1970: 1e12)))
+        } throws: { error in
+            guard let error = error as? StenoClientError, case .requestNotEncodable(let method, _) = error else { return false }
+            return method == "meetings.list" && error.description.contains("nothing was sent to stenod")
+        }
+    }
+
     @Test func timesCarryTheirZoneAndAllDayMeetingsAreDates() throws {
         let daemon = try Self.daemon()
         defer { daemon.shutdown() }

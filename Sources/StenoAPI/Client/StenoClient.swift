@@ -45,7 +45,7 @@ public final class StenoClient {
         do {
             encoded = try JSONValueEncoder().encode(params)
         } catch {
-            throw .protocolError("cannot encode params of \(method.name): \(error)")
+            throw .requestNotEncodable(method: method.name, reason: "\(error)")
         }
         return PendingCall(client: self, id: try send(method.name, params: encoded), method: method.name)
     }

@@ -8,6 +8,8 @@ public enum StenoClientError: Error, Sendable, CustomStringConvertible {
     case connectionFailed(socketPath: String, reason: String)
     /// The daemon closed the connection or sent something unreadable.
     case protocolError(String)
+    /// The request could not be written as JSON on this side (the daemon never saw it).
+    case requestNotEncodable(method: String, reason: String)
     /// The daemon answered with a JSON-RPC error.
     case rpc(RPCError)
     /// The daemon's answer did not have the expected shape.
@@ -30,6 +32,8 @@ public enum StenoClientError: Error, Sendable, CustomStringConvertible {
             return "stenod sent an unreadable answer: \(reason)"
         case .rpc(let error):
             return error.message
+        case .requestNotEncodable(let method, let reason):
+            return "steno could not write its request \(method) (nothing was sent to stenod): \(reason)"
         case .unexpectedResult(let method, let reason):
             return "unexpected answer to \(method): \(reason)"
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StenoAPI
 import StenoCore
 
 /// A date given on the command line (see `DateExpression` for the forms), kept as typed and
@@ -30,10 +31,12 @@ struct DateArgument: ExpressibleByArgument, Sendable {
         if let on {
             if from != nil || to != nil { throw ValidationError("--on replaces --from and --to") }
             let span = try on.resolved(in: zone)
-            return (span.start, span.isInstant ? nil : span.end)
+            return (ISO8601Timestamp.clamped(span.start), span.isInstant ? nil : ISO8601Timestamp.clamped(span.end))
         }
-        let start = try from?.resolved(in: zone).start
-        let end = try to?.resolved(in: zone).end
+        // The years 0001 and 9999 are accepted as typed; in a zone off UTC their edges fall
+        // just outside what an instant on the wire can name, so they are pulled in.
+        let start = try from.map { ISO8601Timestamp.clamped(try $0.resolved(in: zone).start) }
+        let end = try to.map { ISO8601Timestamp.clamped(try $0.resolved(in: zone).end) }
         if let start, let end, let from, let to, start >= end {
             throw ValidationError("--from \(from.text) is later than --to \(to.text), so nothing can match; did you swap them?")
         }
