@@ -53,4 +53,23 @@ struct DamagedCatalogEndToEndTests {
         let users = try daemon.client().call(StenoMethods.usersList, PageParams(limit: 100))
         #expect(users.items.count == 50)
     }
+
+    @Test(arguments: [0.5, 0.02])
+    func aTruncatedCatalogIsRefusedWithHowToRestore(keeping share: Double) throws {
+        let daemon = try TestDaemon()
+        defer { daemon.shutdown() }
+        let client = try daemon.client()
+        for index in 0..<200 {
+            _ = try client.call(StenoMethods.usersAdd, UserAddParams(name: "user\(index)", emails: ["u\(index)@example.com"]))
+        }
+        #expect(daemon.stop() == 0)
+        let catalog = daemon.dataDirectory + "/catalog.sqlite"
+        // Cut as a full disk or an interrupted copy leaves it; the WAL is gone with it.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: catalog)[.size] as? Int)
+        try #require(truncate(catalog, off_t(Double(size) * share)) == 0)
+        for file in [catalog + "-wal", catalog + "-shm"] { try? FileManager.default.removeItem(atPath: file) }
+        let refusal = #expect(throws: TestDaemonError.self) { try daemon.start(timeout: 15) }
+        let message = refusal?.description ?? ""
+        #expect(message.contains("the catalog \(catalog) is damaged") && message.contains("steno admin backup"), "\(message)")
+    }
 }

@@ -31,9 +31,17 @@ enum CatalogIntegrity {
             problems = try await reader.read { db in
                 try String.fetchAll(db, sql: "PRAGMA quick_check(\(reportedProblems))")
             }
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
-            throw CatalogDamaged(path: path, problems: [error.message ?? "\(error)"])
+        } catch let error as DatabaseError {
+            throw damage(error, path: path) ?? error
         }
         guard problems == ["ok"] else { throw CatalogDamaged(path: path, problems: problems) }
+    }
+
+    /// The damage `error` reports, if it is one: pages SQLite calls corrupt, a file that is no
+    /// database, or one shorter than its header says (cut by a full disk or a broken copy).
+    static func damage(_ error: DatabaseError, path: String) -> CatalogDamaged? {
+        let shortRead = error.extendedResultCode == .SQLITE_IOERR_SHORT_READ
+        guard shortRead || [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) else { return nil }
+        return CatalogDamaged(path: path, problems: [error.message ?? "\(error)"])
     }
 }

@@ -56,7 +56,13 @@ public struct SQLiteCatalog: CatalogStore {
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError {
+            // Opening reads the header and sets the journal mode: a cut file fails here already.
+            throw CatalogIntegrity.damage(error, path: path) ?? error
+        }
         try await CatalogIntegrity.check(pool, path: path)
         let migrator = SchemaMigrations.migrator()
         let known = migrator.migrations
