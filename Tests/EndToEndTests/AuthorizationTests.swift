@@ -77,5 +77,9 @@ struct AuthorizationTests {
         let status = try runAsOtherUser(steno, ["--socket", daemon.socketPath, "status", "--json"])
         #expect(status.status == 0)
         #expect(status.stdout.contains("\"member\""))
+        // How many recordings, meetings and users the catalog holds is not a member's to know.
+        let counts = try JSONValue.parse(status.stdout)["counts"]
+        #expect(counts?.objectValue?.isEmpty == true, "a member sees catalog-wide counts: \(status.stdout)")
+        #expect(try !daemon.client().call(StenoMethods.systemStatus).counts.isEmpty, "an admin still does")
     }
 }

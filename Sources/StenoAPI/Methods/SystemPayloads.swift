@@ -30,7 +30,8 @@ public struct SystemStatus: Codable, Sendable, Hashable {
     public var socketPath: String
     /// The inbox folder being watched.
     public var inboxPath: String
-    /// Rows per table (`users`, `recordings`, `events`, `jobs`, …).
+    /// Rows per table (`users`, `recordings`, `events`, `jobs`, …); empty for members, as
+    /// they describe everyone's catalog.
     public var counts: [String: Int64]
     /// Jobs waiting or running.
     public var queueDepth: Int64

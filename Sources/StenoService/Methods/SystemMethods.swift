@@ -35,7 +35,9 @@ struct SystemMethods: Sendable {
             databasePath: statistics.location,
             socketPath: configuration.socketPath,
             inboxPath: configuration.inboxDirectory,
-            counts: statistics.counts,
+            // Row counts describe everyone's catalog (how many recordings, meetings and users
+            // there are): an admin's to know, not a member's.
+            counts: caller.isAdmin ? statistics.counts : [:],
             queueDepth: statistics.queueDepth,
             caller: CallerInfo(uid: caller.credentials.uid, user: caller.user?.name, role: caller.role ?? .member),
             deviceAgent: deviceAgentEndpoint?.current
