@@ -74,6 +74,19 @@ struct RecordingIngestorTests {
         #expect(recording.transcript?.contains("What went well?") == true)
     }
 
+    @Test func aTranscriptTooLargeToReadIsSaidOnTheRecording() async throws {
+        let (ingestor, _) = try await setUp()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try copySample("retro.ogg", to: "alice/retro.ogg")
+        // A sparse 300 MB file: its size is what matters, not its bytes.
+        let path = inbox + "/alice/retro.txt"
+        _ = FileManager.default.createFile(atPath: path, contents: Data("Hello".utf8))
+        #expect(truncate(path, 300 << 20) == 0)
+        let recording = try recorded(try await ingestor.ingest(relativePath: "alice/retro.ogg"))
+        #expect(recording.status == .ready && recording.transcript == nil)
+        #expect(recording.warnings.contains { $0.contains("transcript retro.txt was not read") && $0.contains("limit") }, "\(recording.warnings)")
+    }
+
     @Test func badInputFailsWithAReasonAndNothingElseIsAffected() async throws {
         let (ingestor, catalog) = try await setUp()
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -43,6 +43,8 @@ struct RecordingIngestor: Sendable {
         var sidecar: Sidecar?
         var sidecarJSON: String?
         var transcript: String?
+        /// Companions that are there but could not be used, said on the recording.
+        var warnings: [String] = []
     }
 
     /// The sidecar and transcript next to `relative`; a companion that is a symlink counts only
@@ -67,9 +69,12 @@ struct RecordingIngestor: Sendable {
                 candidates.insert((stem as NSString).deletingLastPathComponent + "/" + file, at: 0)
             }
             for candidate in candidates where exists(candidate) {
-                if let text = try? Transcript.read(path: candidate) {
-                    companions.transcript = text
+                do {
+                    companions.transcript = try Transcript.read(path: candidate)
                     break
+                } catch {
+                    // Too large or unreadable: the recording is kept, and says why it has no transcript.
+                    companions.warnings.append("transcript \((candidate as NSString).lastPathComponent) was not read: \(error)")
                 }
             }
         }
@@ -87,7 +92,7 @@ struct RecordingIngestor: Sendable {
             channels: media.channels, recordedAt: start?.date, recordedAtSource: start?.source,
             title: sidecar?.title ?? media.tags["title"], iCalUIDHint: sidecar?.iCalUId, eventIDHint: sidecar?.eventId,
             providerHint: sidecar?.calendarProvider, sidecarJSON: companions.sidecarJSON, transcript: companions.transcript,
-            warnings: media.warnings + length.warnings)
+            warnings: media.warnings + length.warnings + companions.warnings)
     }
 
     /// Largest difference between the sidecar's length and the file's that goes unremarked.
