@@ -126,7 +126,7 @@ struct LoadFuzzEndToEndTests {
             time.sleep(0.02)
         """#
 
-    @Test(.enabled(if: mayAct, "needs root and setpriv to act as 21 members"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: mayAct, "needs root and setpriv to act as 21 members"), .timeLimit(.minutes(10)))
     func statusStaysFastWhileTwentyMembersAttack() throws {
         let daemon = try sharedSocketDaemon(extraConfig: "[watcher]\nsettle_seconds = 0.3\n")
         let admin = try daemon.client()
@@ -244,7 +244,7 @@ struct DeviceListenerFloodEndToEndTests {
         print(opened)
         """#
 
-    @Test(.enabled(if: mayAct, "needs root, setpriv and prlimit"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: mayAct, "needs root, setpriv and prlimit"), .timeLimit(.minutes(10)))
     func theListenerSurvivesAFloodWhileStatusAndIngestCarryOn() async throws {
         let daemon = try TestDaemon(
             config: "socket_group = \"\(otherUID)\"\n[watcher]\nsettle_seconds = 0.3\n[device_agent]\nlisten = \"127.0.0.1:0\"\n",

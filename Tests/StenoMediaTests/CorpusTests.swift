@@ -126,7 +126,7 @@ struct CorpusResult: Sendable {
 struct CorpusTests {
     @Test("Every generated file parses with the decoded duration (±0.1 s), channels, rate, codec and date",
           .enabled(if: ExternalTools.shouldRun, "ffmpeg/sox not installed: apt-get install -y ffmpeg sox libsox-fmt-all"),
-          .timeLimit(.minutes(5)))
+          .timeLimit(.minutes(10)))
     func corpus() throws {
         guard ExternalTools.require() else { return }
         let dir = try TempDir()
