@@ -24,7 +24,7 @@ public final class PostgresCluster: Sendable {
     public let binDirectory: String
     private let counter = Mutex(0)
     /// The running server process, nil while stopped.
-    private let server = Mutex<Process?>(nil)
+    private let server = Mutex<ChildProcess?>(nil)
 
     /// The system user that owns clusters started by root.
     public static let clusterUser = "steno-pgtest"
@@ -89,10 +89,9 @@ public final class PostgresCluster: Sendable {
     private static let work = DispatchQueue(label: "steno.postgres-cluster")
 
     /// Runs blocking work (waiting for `initdb`, the server's start, `createdb`) off the shared
-    /// pool, where it could deadlock: with two cores, two tests blocked in such calls would
-    /// leave no thread for the work that tells a waiting `Process` its child ended. One call at
-    /// a time: a parallel run starting a hundred `createdb` at once on a hundred threads crashed
-    /// inside Foundation's `Process.run`.
+    /// pool: with two cores, two tests blocked in such calls would leave no thread for the rest
+    /// of the run. One call at a time, so a parallel run does not hold a hundred threads waiting
+    /// on a hundred `createdb` at once.
     static func offload<Value: Sendable>(_ work: @escaping @Sendable () throws(PostgresClusterError) -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             Self.work.async {
@@ -155,26 +154,21 @@ public final class PostgresCluster: Sendable {
 
     /// Starts the server of `data` on `port` in the foreground, as a child of this process, and
     /// waits until its log says it accepts connections. (`pg_ctl start` would daemonize it, and
-    /// Foundation's `Process` waits for every holder of the child's descriptors: it never sees
-    /// `pg_ctl` end.)
-    private static func launch(binDirectory: String, data: String, socket: String, log: String, port: Int) throws(PostgresClusterError) -> Process {
+    /// the server would be no child of this process to stop.)
+    private static func launch(binDirectory: String, data: String, socket: String, log: String, port: Int) throws(PostgresClusterError) -> ChildProcess {
         let options = [
             "-D", data, "-p", "\(port)", "-k", socket, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
             // A parallel run holds a pool of up to 10 connections for each of a hundred tests and
             // daemons at once; at 300, refused clients waited out the 60 s connect timeout.
             "-c", "full_page_writes=off", "-c", "max_connections=1000",
         ]
-        let process = Process()
         let (executable, arguments) = command(binDirectory + "/postgres", options)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        guard let output = FileHandle(forWritingAtPath: log) else { throw PostgresClusterError("cannot write \(log)") }
-        output.seekToEndOfFile()
-        let logStart = output.offsetInFile
-        process.standardOutput = output
-        process.standardError = output
-        do { try process.run() } catch { throw PostgresClusterError("postgres could not start: \(error)") }
+        let logStart = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+        let output = ChildProcess.Stream.appending(toFile: log)
+        let process: ChildProcess
+        do { process = try ChildProcess(executable, arguments, standardOutput: output, standardError: output) } catch {
+            throw PostgresClusterError("postgres could not start: \(error)")
+        }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -222,11 +216,7 @@ public final class PostgresCluster: Sendable {
     /// Stops the server at once (as a crash would: no checkpoint) and waits until it is down.
     public func stop() {
         guard let process = server.withLock({ stored in defer { stored = nil }; return stored }) else { return }
-        if process.isRunning { kill(process.processIdentifier, SIGQUIT) }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(signal: SIGQUIT, grace: 10)
     }
 
     /// Starts a stopped server again on the same port and folder.

@@ -37,33 +37,19 @@ public enum ProcessRunner {
         _ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
         timeout: TimeInterval = 30
     ) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         for key in removing { merged.removeValue(forKey: key) }
         merged.merge(environment) { _, new in new }
-        process.environment = merged
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = PipeDrain(out.fileHandleForReading), stderr = PipeDrain(err.fileHandleForReading)
-
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        let timedOut = process.isRunning
-        if timedOut {
-            kill(process.processIdentifier, SIGTERM)
-            let grace = Date().addingTimeInterval(1)
-            while process.isRunning && Date() < grace { usleep(5_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let process = try ChildProcess(executable, arguments, environment: merged, standardOutput: .pipe, standardError: .pipe)
+        guard let outHandle = process.standardOutput, let errHandle = process.standardError else {
+            throw ChildProcess.SpawnError(description: "no pipes to \(executable)")
         }
-        process.waitUntilExit()
+        let stdout = PipeDrain(outHandle), stderr = PipeDrain(errHandle)
+        let exited = process.waitUntilExit(timeout: timeout)
+        if !exited { process.stop(signal: SIGTERM, grace: 1) }
         return CommandResult(
             status: process.terminationStatus, stdout: String(decoding: stdout.finish(), as: UTF8.self),
-            stderr: String(decoding: stderr.finish(), as: UTF8.self), timedOut: timedOut)
+            stderr: String(decoding: stderr.finish(), as: UTF8.self), timedOut: !exited)
     }
 }
 

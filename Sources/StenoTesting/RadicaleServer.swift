@@ -12,7 +12,7 @@ public final class RadicaleServer: @unchecked Sendable {
     public let port: Int
     /// Users and their passwords.
     public let users: [String: String]
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// The server's base URL, `http://127.0.0.1:PORT/`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
@@ -69,15 +69,9 @@ public final class RadicaleServer: @unchecked Sendable {
 
     /// Starts the process and waits (bounded) until it answers HTTP.
     public func start(timeout: TimeInterval = 30) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "radicale", "--config", root + "/radicale.conf"]
-        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
-        let log = FileHandle(forWritingAtPath: logPath)
-        log?.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        let log = ChildProcess.Stream.appending(toFile: logPath)
+        let process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-m", "radicale", "--config", root + "/radicale.conf"], standardOutput: log, standardError: log)
         self.process = process
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -123,16 +117,12 @@ public final class RadicaleServer: @unchecked Sendable {
         storageFolder + "/collection-root/\(user)/\(name)"
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL) and waits for it. The grace period is short:
-    /// a child of a test runner may inherit a blocked SIGTERM, and the storage is thrown away.
+    /// Stops the server (SIGTERM, then SIGKILL after half a second: the storage is thrown away)
+    /// and waits for it.
     public func stop() {
         guard let process else { return }
         self.process = nil
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(0.5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(signal: SIGTERM, grace: 0.5)
     }
 
     /// Stops the server and removes its folder.
@@ -211,16 +201,8 @@ public final class RadicaleServer: @unchecked Sendable {
     /// Runs a command, returning its exit status and combined output.
     @discardableResult
     public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ProcessRunner.run("/usr/bin/env", arguments, timeout: 120)
+        return (result.status, result.stdout + result.stderr)
     }
 }
 

@@ -54,7 +54,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
 
     public let root: String
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/") ?? URL(fileURLWithPath: "/") }
 
@@ -107,10 +107,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         let encoder = JSONEncoder()
         try encoder.encode(rules).write(to: URL(fileURLWithPath: root + "/rules.json"))
         try Self.program.write(toFile: root + "/server.py", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root + "/server.py", root]
-        try process.run()
+        process = try ChildProcess("/usr/bin/env", ["python3", root + "/server.py", root], standardOutput: .inherit, standardError: .inherit)
         let deadline = Date().addingTimeInterval(15)
         var found: Int?
         while Date() < deadline, found == nil {
@@ -132,8 +129,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
 
     /// Stops the server and removes its folder.
     public func shutdown() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.stop(signal: SIGKILL)
         try? FileManager.default.removeItem(atPath: root)
     }
 

@@ -23,7 +23,7 @@ public final class TestDaemon: @unchecked Sendable {
     private let environment: [String: String]
     /// The descriptor limit (soft and hard) the daemon runs with, set through `prlimit`.
     private let descriptorLimit: Int?
-    private(set) public var process: Process?
+    private(set) public var process: ChildProcess?
 
     /// Starts a daemon and waits until it answers.
     ///
@@ -59,27 +59,22 @@ public final class TestDaemon: @unchecked Sendable {
     /// Starts (or restarts) the process, with `additionalArguments` this time only, and waits
     /// up to `timeout` for it to answer.
     public func start(timeout: TimeInterval = 30, additionalArguments: [String] = []) throws {
-        let process = Process()
-        if let descriptorLimit {
-            // prlimit sets the limit on itself and then execs the daemon: the pid is the daemon's.
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", executable] + arguments + additionalArguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments + additionalArguments
-        }
         var environment = ProcessInfo.processInfo.environment
         for key in ["STENO_SOCKET", "STENO_DATA_DIR", "STENO_INBOX", "STENO_CONFIG", "LISTEN_FDS", "LISTEN_PID", "NOTIFY_SOCKET"] {
             environment.removeValue(forKey: key)
         }
         environment.merge(self.environment) { _, new in new }
-        process.environment = environment
-        if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
-        let log = FileHandle(forWritingAtPath: logPath)
-        log?.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        let log = ChildProcess.Stream.appending(toFile: logPath)
+        let process: ChildProcess
+        if let descriptorLimit {
+            // prlimit sets the limit on itself and then execs the daemon: the pid is the daemon's.
+            process = try ChildProcess(
+                "/usr/bin/prlimit", ["--nofile=\(descriptorLimit):\(descriptorLimit)", executable] + arguments + additionalArguments,
+                environment: environment, standardOutput: log, standardError: log)
+        } else {
+            process = try ChildProcess(
+                executable, arguments + additionalArguments, environment: environment, standardOutput: log, standardError: log)
+        }
         self.process = process
         try waitUntilAnswering(timeout: timeout)
     }
@@ -110,15 +105,12 @@ public final class TestDaemon: @unchecked Sendable {
     public func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 15) -> Int32? {
         guard let process else { return nil }
         defer { self.process = nil }
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+        process.send(signal)
+        guard process.waitUntilExit(timeout: timeout) else {
+            process.send(SIGKILL)
             process.waitUntilExit()
             return nil
         }
-        process.waitUntilExit()
         return process.terminationStatus
     }
 

@@ -251,15 +251,7 @@ struct IngestBenchmark: ParsableCommand {
     }
 
     static func shell(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ProcessRunner.run("/usr/bin/env", arguments, timeout: 3600)
+        return (result.status, result.stdout + result.stderr)
     }
 }

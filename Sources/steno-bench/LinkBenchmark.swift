@@ -6,6 +6,7 @@ import Foundation
 import StenoCore
 import StenoService
 import StenoStore
+import StenoTesting
 
 /// `steno-bench link`: links recordings against a large generated mirror, then revalidates
 /// every link; prints time and the process's peak memory.
@@ -28,13 +29,12 @@ struct LinkBenchmark: AsyncParsableCommand {
     /// million events leaves a heap behind that would otherwise count as the linker's memory.
     func upgradeTemplate() throws {
         if upgradeTemplateOnly { return }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = [
-            "link", "--upgrade-template-only", "--directory", directory, "--users", String(users), "--occurrences", String(occurrences),
-            "--recordings", String(recordings),
-        ]
-        try child.run()
+        let child = try ChildProcess(
+            "/proc/self/exe",
+            [
+                "link", "--upgrade-template-only", "--directory", directory, "--users", String(users), "--occurrences",
+                String(occurrences), "--recordings", String(recordings),
+            ], standardOutput: .inherit, standardError: .inherit)
         child.waitUntilExit()
         guard child.terminationStatus == 0 else { throw ValidationError("upgrading \(template) failed") }
     }

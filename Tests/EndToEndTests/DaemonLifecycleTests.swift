@@ -86,11 +86,9 @@ struct DaemonLifecycleTests {
             env = dict(os.environ, LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
             os.execve(sys.argv[2], [sys.argv[2], "--socket", sys.argv[1], "--data-dir", sys.argv[3]], env)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, socket, try TestDaemon.executable(named: "stenod"), root.path + "/data"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-c", script, socket, TestDaemon.executable(named: "stenod"), root.path + "/data"],
+            standardOutput: .inherit)
         defer {
             process.terminate()
             process.waitUntilExit()

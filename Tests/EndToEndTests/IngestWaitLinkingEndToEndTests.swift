@@ -62,14 +62,9 @@ struct IngestWaitLinkingEndToEndTests {
         // steno's output goes to files the test reads while the command runs.
         let stdoutPath = daemon.root + "/ingest.stdout", stderrPath = daemon.root + "/ingest.stderr"
         for path in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        let stdoutFile = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        let stderrFile = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
-        process.arguments = ["--socket", daemon.socketPath, "ingest", folder, "--wait", "--timeout", "600"]
-        process.standardOutput = stdoutFile
-        process.standardError = stderrFile
-        try process.run()
+        let process = try ChildProcess(
+            TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "ingest", folder, "--wait", "--timeout", "600"],
+            standardOutput: .appending(toFile: stdoutPath), standardError: .appending(toFile: stderrPath))
         func stderrText() -> String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
         // The signal: the history fetch is under way and steno says so (or steno ended first).
@@ -83,8 +78,6 @@ struct IngestWaitLinkingEndToEndTests {
         let ended = try poll(timeout: 600, { process.isRunning }, until: { !$0 })
         try #require(!ended, "steno ingest --wait did not end")
         process.waitUntilExit()
-        try stdoutFile.close()
-        try stderrFile.close()
         let stdout = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 0, "\(stdout) \(stderrText())")
         #expect(stdout.contains(" link job(s) done"), "\(stdout)")
@@ -138,19 +131,14 @@ struct IngestWaitLinkingEndToEndTests {
         // Theirs runs while mine does; its output goes to a file read at the end.
         let theirsOutput = daemon.root + "/theirs.stdout"
         _ = FileManager.default.createFile(atPath: theirsOutput, contents: nil)
-        let theirsFile = try FileHandle(forWritingTo: URL(fileURLWithPath: theirsOutput))
-        let other = Process()
-        other.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
-        other.arguments = ["--socket", daemon.socketPath, "ingest", theirs, "--wait", "--timeout", "600"]
-        other.standardOutput = theirsFile
-        other.standardError = FileHandle.nullDevice
-        try other.run()
+        let other = try ChildProcess(
+            TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "ingest", theirs, "--wait", "--timeout", "600"],
+            standardOutput: .appending(toFile: theirsOutput))
         let ingested = try runCommand(
             TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "ingest", mine, "--wait", "--timeout", "600"], timeout: 660)
         let ended = try poll(timeout: 660, { other.isRunning }, until: { !$0 })
         try #require(!ended, "the other steno ingest --wait did not end")
         other.waitUntilExit()
-        try theirsFile.close()
         let theirsText = (try? String(contentsOfFile: theirsOutput, encoding: .utf8)) ?? ""
 
         #expect(ingested.status == 0, "\(ingested.stdout) \(ingested.stderr)")

@@ -17,7 +17,7 @@ struct ListJSONBytesCLITests {
     final class PagesDaemon {
         let root: String
         var socketPath: String { root + "/pages.sock" }
-        let process = Process()
+        let process: ChildProcess
 
         static let script = SocketDoubleScript.python(
             """
@@ -38,9 +38,7 @@ struct ListJSONBytesCLITests {
             for (number, page) in pages.enumerated() {
                 try Data(page).write(to: URL(fileURLWithPath: root + "/\(number).json"))
             }
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", Self.script, socketPath, root, mode]
-            try process.run()
+            process = try ChildProcess("/usr/bin/env", ["python3", "-c", Self.script, root + "/pages.sock", root, mode], standardError: .inherit)
             let ready = try poll(timeout: 120, { FileManager.default.fileExists(atPath: self.socketPath + ".ready") }, until: { $0 })
             guard ready else { throw TestDaemonError("the daemon double did not start") }
         }
@@ -101,20 +99,10 @@ struct ListJSONBytesCLITests {
 
     /// Runs `steno meetings --all -o json` against `double`.
     static func listAll(_ double: PagesDaemon) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
-        process.arguments = ["--socket", double.socketPath, "meetings", "--all", "-o", "json"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["STENO_SOCKET"] = nil
-        process.environment = environment
-        let (stdout, stderr) = (Pipe(), Pipe())
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+        let result = try ProcessRunner.run(
+            TestDaemon.executable(named: "steno"), ["--socket", double.socketPath, "meetings", "--all", "-o", "json"],
+            removing: ["STENO_SOCKET"], timeout: 300)
+        return (result.status, result.stdout, result.stderr)
     }
 
     @Test(arguments: ["raw", "python"])

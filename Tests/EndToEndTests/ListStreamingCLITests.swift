@@ -17,7 +17,7 @@ struct ListStreamingCLITests {
         var socketPath: String { root + "/held.sock" }
         var releasePath: String { root + "/release" }
         var askedPath: String { socketPath + ".asked" }
-        let process = Process()
+        let process: ChildProcess
         private var released = false
 
         /// The script: one connection, one answer per request line; a request with a cursor
@@ -39,13 +39,14 @@ struct ListStreamingCLITests {
         init(first: Page<MeetingSummary>, last: Page<MeetingSummary>) throws {
             root = FileManager.default.temporaryDirectory.appendingPathComponent("steno-held-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let socketPath = root + "/held.sock", releasePath = root + "/release"
             guard mkfifo(releasePath, 0o600) == 0 else { throw TestDaemonError("mkfifo failed: errno \(errno)") }
             for (name, page) in [("first.json", first), ("last.json", last)] {
                 try JSONValueEncoder().encode(page).serializedString.write(toFile: root + "/" + name, atomically: true, encoding: .utf8)
             }
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", Self.script, socketPath, releasePath, root + "/first.json", root + "/last.json"]
-            try process.run()
+            process = try ChildProcess(
+                "/usr/bin/env", ["python3", "-c", Self.script, socketPath, releasePath, root + "/first.json", root + "/last.json"],
+                standardError: .inherit)
             let ready = try poll(timeout: 120, { FileManager.default.fileExists(atPath: self.socketPath + ".ready") }, until: { $0 })
             guard ready else { throw TestDaemonError("the daemon double did not start") }
         }
@@ -73,8 +74,7 @@ struct ListStreamingCLITests {
         private var data = Data()
         private var ended = false
 
-        init(_ pipe: Pipe) {
-            let handle = pipe.fileHandleForReading
+        init(_ handle: FileHandle) {
             Thread.detachNewThread {
                 while true {
                     let chunk = handle.availableData
@@ -118,18 +118,14 @@ struct ListStreamingCLITests {
     }
 
     /// Starts `steno meetings --all -o format` against the double, its output on a pipe.
-    static func listAll(from double: HeldPagesDaemon, format: String) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
-        process.arguments = ["--socket", double.socketPath, "meetings", "--all", "-o", format]
+    static func listAll(from double: HeldPagesDaemon, format: String) throws -> (ChildProcess, FileHandle) {
         var environment = ProcessInfo.processInfo.environment
         environment["STENO_SOCKET"] = nil
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, pipe)
+        let process = try ChildProcess(
+            TestDaemon.executable(named: "steno"), ["--socket", double.socketPath, "meetings", "--all", "-o", format],
+            environment: environment, standardOutput: .pipe)
+        guard let output = process.standardOutput else { throw TestDaemonError("no pipe from steno") }
+        return (process, output)
     }
 
     /// Runs `steno meetings --all` in `format` against the double; checks that `firstRow` is

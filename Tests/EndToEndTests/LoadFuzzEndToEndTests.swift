@@ -295,7 +295,7 @@ struct DeviceListenerFloodEndToEndTests {
 
 /// A command running beside the test, its output collected in files (no pipe to fill).
 final class BackgroundCommand {
-    private let process = Process()
+    private let process: ChildProcess
     private let outputPath: String
     private let errorPath: String
 
@@ -303,13 +303,8 @@ final class BackgroundCommand {
         let name = UUID().uuidString
         outputPath = folder + "/\(name).out"
         errorPath = folder + "/\(name).err"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
+        process = try ChildProcess(
+            executable, arguments, standardOutput: .appending(toFile: outputPath), standardError: .appending(toFile: errorPath))
     }
 
     /// What it has written to standard error so far.
@@ -317,10 +312,8 @@ final class BackgroundCommand {
 
     /// Waits up to `timeout` seconds (then terminates it) and returns what it wrote.
     func finish(timeout: TimeInterval) -> CommandResult {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        let ended = process.waitUntilExit(timeout: timeout)
+        if !ended { process.stop() }
         return CommandResult(
             status: process.terminationStatus, stdout: (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")

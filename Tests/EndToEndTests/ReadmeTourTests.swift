@@ -161,12 +161,12 @@ struct ReadmeTour {
 
 /// `steno demo --keep` running: the variables it prints, stopped with Ctrl-C's signal.
 final class DemoSession {
-    let process: Process
+    let process: ChildProcess
     let output: String
     /// `STENO_SOCKET`, `INBOX`: the `export` lines the demo prints for another terminal.
     let exports: [String: String]
 
-    private init(process: Process, output: String, exports: [String: String]) {
+    private init(process: ChildProcess, output: String, exports: [String: String]) {
         self.process = process
         self.output = output
         self.exports = exports
@@ -175,16 +175,11 @@ final class DemoSession {
     static func start() throws -> DemoSession {
         let output = NSTemporaryDirectory() + "/steno-tour-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
-        process.arguments = ["demo", "--keep", "--media", ReadmeTour.repositoryRoot + "/Media"]
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "STENO_SOCKET")
-        process.environment = environment
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle(forWritingAtPath: output)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            TestDaemon.executable(named: "steno"), ["demo", "--keep", "--media", ReadmeTour.repositoryRoot + "/Media"],
+            environment: environment, standardOutput: .appending(toFile: output), standardError: .standardOutput)
         // The demo ingests and mirrors first; its last words are the lines for another terminal.
         let deadline = Date().addingTimeInterval(300)
         var text = ""

@@ -44,19 +44,9 @@ struct RecordingsCLITests {
         let output = NSTemporaryDirectory() + "steno-tty-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.standardInput = FileHandle.nullDevice
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try handle.close()
+        let process = try ChildProcess(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], standardOutput: .appending(toFile: output), standardError: .standardOutput)
+        if !process.waitUntilExit(timeout: timeout) { process.stop(signal: SIGKILL) }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return CommandResult(status: process.terminationStatus, stdout: text, stderr: "")
     }

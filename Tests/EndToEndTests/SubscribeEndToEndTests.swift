@@ -79,16 +79,13 @@ struct SubscribeEndToEndTests {
         defer { daemon.shutdown() }
         #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestDaemon.executable(named: "steno"))
-        process.arguments = [
-            "--socket", daemon.socketPath, "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority",
-            double.baseURL.absoluteString, "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            TestDaemon.executable(named: "steno"),
+            [
+                "--socket", daemon.socketPath, "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority",
+                double.baseURL.absoluteString, "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
+            ], standardOutput: .pipe)
+        let output = try #require(process.standardOutput)
         defer {
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
@@ -96,7 +93,7 @@ struct SubscribeEndToEndTests {
         var text = ""
         let deadline = Date().addingTimeInterval(120)
         while !text.contains("enter the code"), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }

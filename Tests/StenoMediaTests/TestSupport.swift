@@ -1,4 +1,5 @@
 import Foundation
+import StenoTesting
 import Testing
 @testable import StenoMedia
 
@@ -36,25 +37,16 @@ enum ExternalTools {
 /// (counted in chunks, so decoding an hour of audio does not hold it in memory).
 @discardableResult
 func run(_ executable: String, _ arguments: [String], countOutput: Bool = false) throws -> (status: Int32, outputBytes: Int, stderr: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    p.standardOutput = countOutput ? out : FileHandle.nullDevice
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
+    let p = try ChildProcess(executable, arguments, standardOutput: countOutput ? .pipe : .null, standardError: .pipe)
     var total = 0
-    if countOutput {
-        let h = out.fileHandleForReading
+    if let h = p.standardOutput {
         while true {
             let d = h.availableData
             if d.isEmpty { break }
             total += d.count
         }
     }
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let errData = p.standardError?.readDataToEndOfFile() ?? Data()
     p.waitUntilExit()
     return (p.terminationStatus, total, String(decoding: errData.prefix(2000), as: UTF8.self))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StenoTesting
 import Testing
 
 @testable import StenoService
@@ -15,15 +16,7 @@ struct ContentHasherTests {
 
     /// What coreutils' sha256sum says (the reference the benchmark compares with too).
     static func sha256sum(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(String(decoding: output, as: UTF8.self).prefix(64))
+        String(try ProcessRunner.run("/usr/bin/sha256sum", [path]).stdout.prefix(64))
     }
 
     @Test(arguments: [0, 1, 4095, 4096, 70_000, ContentHasher.blockSize + 3])

@@ -4,6 +4,7 @@ import StenoCalendar
 import StenoCore
 import StenoStore
 import StenoTestTraits
+import StenoTesting
 import Testing
 
 @testable import StenoService
@@ -145,16 +146,13 @@ struct ICSCalendarSyncTests {
 /// `python3 -m http.server` on 127.0.0.1 and a free port: a real HTTP server with
 /// Last-Modified / If-Modified-Since, for ICS URL tests.
 final class PythonHTTPServer: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
 
     init(directory: String) throws {
         port = Int.random(in: 20_000...60_000)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            "/usr/bin/env", ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", directory])
         // Wait (bounded) until it accepts connections.
         for _ in 0..<100 {
             let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -173,11 +171,8 @@ final class PythonHTTPServer: @unchecked Sendable {
         throw TestFailure("python3 -m http.server did not start on port \(port)")
     }
 
-    /// Kills the server: SIGTERM may be blocked in a child spawned from a test thread.
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    /// Kills the server (its files are the test's; nothing to shut down cleanly).
+    func stop() { process.stop(signal: SIGKILL) }
 }
 
 extension ICSCalendarSyncTests {

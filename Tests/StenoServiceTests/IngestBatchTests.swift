@@ -3,6 +3,7 @@ import Logging
 import StenoAPI
 import StenoCore
 import StenoStore
+import StenoTesting
 import Synchronization
 import Testing
 
@@ -158,15 +159,11 @@ struct IngestBatchTests {
         try copySample("customer-call.mp3", to: "alice/call.mp3")
         try copySample("design-review.wav", to: "alice/poison-too.wav")
         // The catalog refuses the poison files' paths, so the batch cannot be stored at once.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [
+        let sqlite = try ProcessRunner.run("/usr/bin/sqlite3", [
             root + "/catalog.sqlite",
             "CREATE TRIGGER poison BEFORE INSERT ON recording_paths WHEN NEW.path LIKE 'alice/poison%' BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        try #require(sqlite.terminationStatus == 0)
+        ])
+        try #require(sqlite.status == 0, "\(sqlite)")
         _ = try await queue.enqueue(
             [try IngestJobHandler.draft(path: "alice/good.flac"), try IngestJobHandler.draft(path: "alice/poison.ogg")]
                 + (try IngestJobHandler.drafts(paths: ["alice/call.mp3", "alice/poison-too.wav"])))
