@@ -179,18 +179,30 @@ struct InboxWatcherTests {
         #expect(await log.wait { Set($0).isSuperset(of: all) }, "missing: \(all.subtracting(log.all).count)")
     }
 
+    /// A writer that pauses longer than the settle interval, file still open: nothing settles
+    /// until it closes. The pauses are measured by probes: a file written and closed after each
+    /// write settles only a settle interval after it, so once it is reported, the watcher has
+    /// looked at the open file for at least that long.
     @Test func slowWriteSettlesOnlyAfterClose() async throws {
         defer { try? FileManager.default.removeItem(atPath: inbox) }
         let (task, log) = await start()
         defer { task.cancel() }
-        let handle = try #require(FileHandle(forWritingAtPath: { _ = FileManager.default.createFile(atPath: inbox + "/alice/slow.wav", contents: nil); return inbox + "/alice/slow.wav" }()))
-        for _ in 0..<4 {
-            handle.write(Data(repeating: 1, count: 1000))
-            try await Task.sleep(for: .milliseconds(600))  // pauses longer than the settle interval
+        // Created by open(2), not FileManager: that writes a temporary file and renames it in,
+        // which the watcher rightly takes for a finished (empty) file.
+        let descriptor = open(inbox + "/alice/slow.wav", O_CREAT | O_EXCL | O_WRONLY, 0o644)
+        try #require(descriptor >= 0, "open: \(String(cString: strerror(errno)))")
+        var closed = false
+        defer { if !closed { close(descriptor) } }
+        let chunk = [UInt8](repeating: 1, count: 1000)
+        for round in 0..<3 {
+            #expect(chunk.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == chunk.count)
+            try write("alice/probe-\(round).wav")
+            #expect(await log.wait { $0.contains(.settled("alice/probe-\(round).wav")) }, "\(log.all)")
         }
-        #expect(log.all.isEmpty, "nothing settles while the writer holds the file open")
-        try handle.close()
-        #expect(await log.wait { $0 == [.settled("alice/slow.wav")] }, "\(log.all)")
+        #expect(!log.all.contains(.settled("alice/slow.wav")), "nothing settles while the writer holds the file open")
+        close(descriptor)
+        closed = true
+        #expect(await log.wait { $0.contains(.settled("alice/slow.wav")) }, "\(log.all)")
     }
 
     @Test func deletionsAndRenamesAreReported() async throws {
