@@ -8,7 +8,10 @@ extension StenoDaemon {
 
     /// The ingest job handler on the configured inbox.
     func ingestHandler(store: any CatalogStore, queue: JobQueue) -> IngestJobHandler {
-        IngestJobHandler(ingestor: RecordingIngestor(inbox: inbox, store: store, logger: logger), queue: queue)
+        IngestJobHandler(
+            ingestor: RecordingIngestor(
+                inbox: inbox, store: store, logger: logger, largeReads: LargeReadShare(workers: configuration.jobs.workers)),
+            queue: queue)
     }
 
     /// The inbox watcher, turning settled and removed files into ingest jobs.

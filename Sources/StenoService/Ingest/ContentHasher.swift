@@ -36,7 +36,9 @@ enum ContentHasher {
         }
         defer { close(fd) }
         var info = stat()
-        let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : Int.max
+        let examined = fstat(fd, &info) == 0
+        if examined, let refusal = sparseRefusal(fd, info: info) { throw Failure(description: refusal, code: nil) }
+        let expected = examined ? Int(info.st_size) : Int.max
         if expected < limit, let whole = try readWhole(fd, expected: expected) {
             return (hex(SHA256.hash(data: whole)), Int64(whole.count), whole)
         }

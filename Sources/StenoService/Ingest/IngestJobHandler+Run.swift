@@ -63,6 +63,9 @@ extension IngestJobHandler {
                 "the daemon ran out of descriptors or memory reading a file on its last attempt (\(error)); reading it again in \(Int(Self.exhaustionPause)) s",
                 metadata: ["path": .string(path)])
         }
+        for (path, reason) in plan.deferred {
+            context.logger.debug("large file read later: \(reason)", metadata: ["path": .string(path)])
+        }
         let written = await write(plan.commit, now: now, context: context)
         return plan.jobs.map { job in
             switch job {

@@ -49,12 +49,17 @@ struct IngestJobHandler: JobHandler {
     /// How long a file is left alone when the daemon ran out of descriptors or memory reading it.
     static let exhaustionPause: TimeInterval = 60
 
-    /// A job reading `path` again after ``exhaustionPause``, for a file whose job used its last
-    /// attempt while the daemon was exhausted. Without the unique key: the job giving it up
-    /// still holds that key until it completes in the same transaction.
-    static func postponedDraft(path: String, priority: Int, now: Date) throws -> JobDraft {
+    /// How long a large file waits for a share of the workers (``LargeReadShare``) before it is
+    /// tried again: short, as the share is usually free again within seconds.
+    static let deferralPause: TimeInterval = 5
+
+    /// A job reading `path` again `after` seconds: for a file whose job used its last attempt
+    /// while the daemon was exhausted, or a large file waiting for a share of the workers.
+    /// Without the unique key: the job giving it up still holds that key until it completes in
+    /// the same transaction.
+    static func postponedDraft(path: String, priority: Int, now: Date, after pause: TimeInterval) throws -> JobDraft {
         var draft = try IngestJob.draft(IngestJob.Payload(path: path), priority: priority, uniqueKey: nil)
-        draft.runAt = now.addingTimeInterval(exhaustionPause)
+        draft.runAt = now.addingTimeInterval(pause)
         return draft
     }
 

@@ -15,6 +15,8 @@ struct IngestPlan {
     /// Files whose job gave up while the daemon was out of descriptors or memory, queued again
     /// for later, with why.
     var postponed: [(path: String, error: any Error)] = []
+    /// Large files waiting for a share of the workers, queued again for a little later, with why.
+    var deferred: [(path: String, reason: String)] = []
     /// When the readings were made: postponed jobs run ``IngestJobHandler/exhaustionPause`` later.
     private let now: Date
 
@@ -67,6 +69,11 @@ struct IngestPlan {
                 job.files.append(.init(path: path, action: .markGone))
             case .success(.ignored(let reason)):
                 job.files.append(.init(path: path, action: .ignore(reason: reason)))
+            case .success(.deferred(let reason)):
+                deferred.append((path, reason))
+                job.files.append(
+                    .init(path: path, action: .retryAlone(try IngestJobHandler.postponedDraft(
+                        path: path, priority: priority, now: now, after: IngestJobHandler.deferralPause))))
             case .success(.belongsTo(let recordings)):
                 // A sidecar or transcript: its recordings are read again so they pick it up.
                 job.files.append(.init(path: path, action: .companion(of: recordings)))
@@ -75,7 +82,7 @@ struct IngestPlan {
                 // Out of descriptors or memory on the last attempt: the daemon's trouble, not
                 // the file's, so it is read again later by a job with fresh attempts.
                 postponed.append((path, error))
-                job.files.append(.init(path: path, action: .retryAlone(try IngestJobHandler.postponedDraft(path: path, priority: priority, now: now))))
+                job.files.append(.init(path: path, action: .retryAlone(try IngestJobHandler.postponedDraft(path: path, priority: priority, now: now, after: IngestJobHandler.exhaustionPause))))
             case .failure(let error):
                 guard job.listsFiles else { throw Self.jobFailure(error) }
                 splitOut.append((path, error))

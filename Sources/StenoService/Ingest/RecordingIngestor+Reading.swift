@@ -19,6 +19,9 @@ extension RecordingIngestor {
         case ignored(String)
         /// A sidecar or transcript: these recording paths should be read again to pair it.
         case belongsTo([String])
+        /// A large file that must wait for a share of the workers (``LargeReadShare``): read
+        /// again later, with why.
+        case deferred(String)
     }
 
     /// Reads inbox paths (relative to the inbox) without storing anything: what the catalog
@@ -95,6 +98,8 @@ extension RecordingIngestor {
         case failed(path: String, size: Int64, modified: Date, reason: String)
         /// The file cannot be read now, for a reason that passes: the job retries.
         case retry(TransientIngestError)
+        /// A large file with no share of the workers free now.
+        case deferred(path: String, reason: String)
         /// Hashed (or known unchanged) and parsed.
         case read(
             path: String, size: Int64, modified: Date, hash: ContentHash, media: Result<MediaInfo, MediaError>,
@@ -156,6 +161,15 @@ extension RecordingIngestor {
             // Same size and mtime as when last read: reading the companions again is enough.
             hash = .unchanged(recordingID: known.recordingID)
         } else {
+            let folder = InboxPath.ownerFolder(of: relative)?.lowercased() ?? ""
+            let admission = largeReads.admit(folder: folder, size: size)
+            if case .full = admission {
+                return .deferred(
+                    path: relative,
+                    reason: "waiting for a share of the workers: another large file of \(folder.isEmpty ? "the inbox" : folder + "/") or "
+                        + "\(largeReads.limit) large file(s) in all are being read")
+            }
+            defer { largeReads.release(admission) }
             do {
                 let read = try hashFile(absolute, ContentHasher.keptSize)
                 hash = .computed(read.hex)
@@ -190,6 +204,8 @@ extension RecordingIngestor {
             return reading
         case .retry(let error):
             throw error
+        case .deferred(_, let reason):
+            return .deferred(reason)
         case .failed(let path, let size, let modified, let reason):
             let owner = try await owner(of: path, sidecarOwner: nil, fileUID: nil, cache: &owners)
             return .record(

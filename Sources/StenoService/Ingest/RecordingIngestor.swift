@@ -22,14 +22,17 @@ struct RecordingIngestor: Sendable {
     let logger: Logger
     /// Reads and hashes a file (path, keep-up-to size): a seam for tests to make reading fail.
     let hashFile: @Sendable (String, Int) throws(ContentHasher.Failure) -> (hex: String, bytes: Int64, contents: [UInt8]?)
+    /// Shares the workers fairly among owners while large files are hashed.
+    let largeReads: LargeReadShare
 
     init(
         inbox: Inbox, store: any IngestStore, timeZone: TimeZone = .current,
-        logger: Logger = Logger(label: "steno.ingest"),
+        logger: Logger = Logger(label: "steno.ingest"), largeReads: LargeReadShare = LargeReadShare(workers: 2),
         hashFile: @escaping @Sendable (String, Int) throws(ContentHasher.Failure) -> (hex: String, bytes: Int64, contents: [UInt8]?) =
             ContentHasher.sha256(path:keepingUpTo:)
     ) {
         self.hashFile = hashFile
+        self.largeReads = largeReads
         self.inbox = inbox
         self.store = store
         self.timeZone = timeZone

@@ -102,7 +102,7 @@ struct SystemDoctor: Sendable {
             guard seen.insert(info.f_fsid).inserted else { return nil }
             let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
             let total = UInt64(info.f_blocks) * UInt64(info.f_frsize)
-            let text = "\(Self.bytes(free)) free of \(Self.bytes(total)) at \(path) (\(what))"
+            let text = "\(ByteCountText.binary(free)) free of \(ByteCountText.binary(total)) at \(path) (\(what))"
             if free < minimumFreeBytes || (total > 0 && free * 50 < total) {
                 return .problem("disk space", text, fix: "free space on the file system of \(path), or move the \(what) to a larger one")
             }
@@ -183,15 +183,4 @@ struct SystemDoctor: Sendable {
     }
 
     static func octal(_ mode: mode_t) -> String { "0" + String(mode, radix: 8) }
-
-    static func bytes(_ count: UInt64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
-    }
 }
