@@ -9,7 +9,7 @@ extension PostgresCatalog {
     /// The columns ``account(_:)`` reads, the same on both backends.
     static var accountColumns: String { SQLiteCatalog.accountColumns }
 
-    public func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount {
+    public func addAccount(_ draft: CalendarAccountDraft, limit: MemberLimit?, now: Date) async throws -> CalendarAccount {
         let settings = try SQLiteCatalog.encodeSettings(draft.settings)
         let milliseconds = Self.milliseconds(now)
         return try await transaction { tx in
@@ -17,6 +17,7 @@ extension PostgresCatalog {
             guard try await tx.row("SELECT 1 FROM users WHERE id = \(draft.ownerID) FOR KEY SHARE") != nil else {
                 throw StoreError.notFound(entity: "user", reference: String(draft.ownerID))
             }
+            try await Self.checkLimit(limit, ownerID: draft.ownerID, nowMilliseconds: milliseconds, in: tx)
             let inserted = try await tx.row(
                 """
                 INSERT INTO calendar_accounts (provider, owner_id, display_name, settings, secret, next_sync_at, created_at, updated_at)

@@ -7,10 +7,13 @@ import StenoStore
 /// its owner's row, so two daemons cannot give one owner two devices of the same label; a
 /// pairing code is spent by one statement, so it pairs once whichever daemon redeems it.
 extension PostgresCatalog: DeviceStore {
-    public func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord {
+    public func addDevice(
+        ownerID: Int64, label: String, timeZone: String, tokenHash: Data, limit: MemberLimit?, now: Date
+    ) async throws -> DeviceRecord {
         let now = Self.milliseconds(now)
         return try await transaction { tx in
-            try await Self.insertDevice(tx, ownerID: ownerID, label: label, timeZone: timeZone, tokenHash: tokenHash, now: now)
+            try await Self.checkLimit(limit, ownerID: ownerID, nowMilliseconds: now, in: tx)
+            return try await Self.insertDevice(tx, ownerID: ownerID, label: label, timeZone: timeZone, tokenHash: tokenHash, now: now)
         }
     }
 
@@ -56,11 +59,14 @@ extension PostgresCatalog: DeviceStore {
         try await execute("UPDATE devices SET last_contact_at = \(Self.milliseconds(now)), last_address = \(address) WHERE id = \(id)")
     }
 
-    public func addPairing(codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, now: Date) async throws {
+    public func addPairing(
+        codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, limit: MemberLimit?, now: Date
+    ) async throws {
         let now = Self.milliseconds(now)
         try await transaction { tx in
             // Expired codes are of no use to anyone: they go when new ones come.
             try await tx.execute("DELETE FROM device_pairings WHERE expires_at < \(now)")
+            try await Self.checkLimit(limit, ownerID: ownerID, nowMilliseconds: now, in: tx)
             try await tx.execute(
                 """
                 INSERT INTO device_pairings (code_hash, owner_id, label, time_zone, created_at, expires_at)
@@ -69,7 +75,9 @@ extension PostgresCatalog: DeviceStore {
         }
     }
 
-    public func redeemPairing(codeHash: Data, tokenHash: Data, label: String, timeZone: String, now: Date) async throws -> DeviceRecord? {
+    public func redeemPairing(
+        codeHash: Data, tokenHash: Data, label: String, timeZone: String, deviceLimit: MemberLimit?, now: Date
+    ) async throws -> DeviceRecord? {
         let now = Self.milliseconds(now)
         return try await transaction { tx in
             guard
@@ -81,6 +89,8 @@ extension PostgresCatalog: DeviceStore {
                     """)
             else { return nil }
             let (ownerID, pairedLabel, pairedTimeZone) = try pairing.decode((Int64, String?, String?).self)
+            // A refusal rolls the transaction back: the code is not spent.
+            try await Self.checkLimit(deviceLimit, ownerID: ownerID, nowMilliseconds: now, in: tx)
             return try await Self.insertDevice(
                 tx, ownerID: ownerID, label: pairedLabel ?? label, timeZone: pairedTimeZone ?? timeZone, tokenHash: tokenHash, now: now)
         }

@@ -7,8 +7,9 @@ import StenoCore
 /// ``applyCalendarChanges(_:accountID:now:)``, one transaction each.
 public protocol CalendarStore: Sendable {
     /// Adds an account. Throws `.conflict` when the owner has an account of that provider for
-    /// the same source already, `.notFound` for an unknown owner.
-    func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount
+    /// the same source already, `.notFound` for an unknown owner, `.failedPrecondition` when
+    /// the owner is a member who has `limit`'s maximum of accounts (devices' own not counted).
+    func addAccount(_ draft: CalendarAccountDraft, limit: MemberLimit?, now: Date) async throws -> CalendarAccount
     /// Accounts ordered by id; only `ownerID`'s when given.
     func accounts(ownerID: Int64?) async throws -> [CalendarAccount]
     /// One account. Throws `.notFound`.
@@ -106,5 +107,12 @@ public struct MirroredEvent: Sendable, Hashable, Identifiable {
         self.etag = etag
         self.deletedAt = deletedAt
         self.occurrence = occurrence
+    }
+}
+
+extension CalendarStore {
+    /// Adds an account whatever its owner has.
+    public func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount {
+        try await addAccount(draft, limit: nil, now: now)
     }
 }

@@ -5,8 +5,9 @@ import StenoCore
 /// push, and the change feeds they read.
 public protocol DeviceStore: Sendable {
     /// Registers a device for `ownerID` with its own `device` calendar account. Throws
-    /// `.conflict` when the owner has a device of that label.
-    func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord
+    /// `.conflict` when the owner has a device of that label, `.failedPrecondition` when the
+    /// owner is a member who has `limit`'s maximum of devices.
+    func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, limit: MemberLimit?, now: Date) async throws -> DeviceRecord
     /// Devices ordered by id after `afterID` (of `ownerID`; nil: everyone's).
     func devices(ownerID: Int64?, afterID: Int64?, limit: Int) async throws -> [DeviceRecord]
     func device(id: Int64) async throws -> DeviceRecord
@@ -16,16 +17,40 @@ public protocol DeviceStore: Sendable {
     func revokeDevice(id: Int64, now: Date) async throws -> DeviceRecord
     /// Notes a request the device made.
     func recordDeviceContact(id: Int64, address: String?, now: Date) async throws
-    /// Stores a pairing code's hash, valid until `expiresAt` for one use.
-    func addPairing(codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, now: Date) async throws
+    /// Stores a pairing code's hash, valid until `expiresAt` for one use. Throws
+    /// `.failedPrecondition` when the owner is a member who has `limit`'s maximum of live codes.
+    func addPairing(
+        codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, limit: MemberLimit?, now: Date
+    ) async throws
     /// Trades an unused, unexpired pairing code for a new device with token `tokenHash`, in
-    /// one transaction (a code works once). Nil when the code is unknown, used or expired.
-    func redeemPairing(codeHash: Data, tokenHash: Data, label: String, timeZone: String, now: Date) async throws -> DeviceRecord?
+    /// one transaction (a code works once). Nil when the code is unknown, used or expired;
+    /// `.failedPrecondition` (the code kept) when its owner is a member who has `deviceLimit`'s
+    /// maximum of devices.
+    func redeemPairing(
+        codeHash: Data, tokenHash: Data, label: String, timeZone: String, deviceLimit: MemberLimit?, now: Date
+    ) async throws -> DeviceRecord?
     /// Applies a device's pushed events to the mirror of `accountID` in one transaction: one
     /// outcome per write, in order, and the meetings touched.
     func applyDeviceEvents(_ writes: [DeviceEventWrite], accountID: Int64, now: Date) async throws -> DeviceWriteReport
     /// Events in the order they changed, after `query.since`.
     func eventChanges(_ query: EventChangesQuery) async throws -> EventChangesPage
+}
+
+extension DeviceStore {
+    /// Registers a device whatever its owner has.
+    public func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord {
+        try await addDevice(ownerID: ownerID, label: label, timeZone: timeZone, tokenHash: tokenHash, limit: nil, now: now)
+    }
+
+    /// Stores a pairing code whatever its owner has.
+    public func addPairing(codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, now: Date) async throws {
+        try await addPairing(codeHash: codeHash, ownerID: ownerID, label: label, timeZone: timeZone, expiresAt: expiresAt, limit: nil, now: now)
+    }
+
+    /// Trades a pairing code for a device whatever its owner has.
+    public func redeemPairing(codeHash: Data, tokenHash: Data, label: String, timeZone: String, now: Date) async throws -> DeviceRecord? {
+        try await redeemPairing(codeHash: codeHash, tokenHash: tokenHash, label: label, timeZone: timeZone, deviceLimit: nil, now: now)
+    }
 }
 
 /// A device as stored.

@@ -131,6 +131,24 @@ struct DevicesCLITests {
         #expect(code.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }, "\(code)")
     }
 
+    /// A member cannot make the daemon hold hundreds of codes and devices: the limits of
+    /// `[members]` hold, and say which setting to raise.
+    @Test func aMembersCodesAndDevicesStopAtTheLimits() throws {
+        let daemon = try daemonWithMembers(extraConfig: "[members]\nmax_devices = 1\nmax_pairing_codes = 2\n")
+        defer { daemon.shutdown() }
+        for _ in 0..<2 { #expect(try command(daemon, as: otherUID, ["devices", "pair"]).status == 0) }
+        let third = try command(daemon, as: otherUID, ["devices", "pair"])
+        #expect(third.status != 0 && third.stderr.contains("alice has 2 live pairing codes"), "\(third.stdout) \(third.stderr)")
+        #expect(third.stderr.contains("[members] max_pairing_codes = 2"), "\(third.stderr)")
+        // Bob's codes are his own.
+        #expect(try command(daemon, as: secondUID, ["devices", "pair"]).status == 0)
+
+        #expect(try command(daemon, as: otherUID, ["devices", "add", "--label", "phone"]).status == 0)
+        let second = try command(daemon, as: otherUID, ["devices", "add", "--label", "tablet"])
+        #expect(second.status != 0 && second.stderr.contains("alice has 1 device,"), "\(second.stdout) \(second.stderr)")
+        #expect(second.stderr.contains("steno devices revoke ID"), "\(second.stderr)")
+    }
+
     @Test func statusAndNextStepsNameTheListenerWhenItIsOn() throws {
         let listener = NSTemporaryDirectory() + "steno-agent-\(UUID().uuidString.prefix(8)).sock"
         let daemon = try daemonWithMembers(extraConfig: "[device_agent]\nlisten = \"unix:\(listener)\"\n")

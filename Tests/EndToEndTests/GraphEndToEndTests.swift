@@ -13,6 +13,14 @@ struct GraphEndToEndTests {
     /// The Graph double listens on 127.0.0.1, an internal address members' accounts may reach only when allowed.
     static let config = IngestionEndToEndTests.config + "\n[calendars]\nmember_networks = [\"127.0.0.1\"]\n"
 
+    /// `steno accounts add graph` for alice through the double's device flow, waiting for its end.
+    static func signInAlice(_ double: GraphDouble) -> [String] {
+        [
+            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", double.baseURL.absoluteString,
+            "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
+        ]
+    }
+
     /// Links of all recordings, as the CLI reports them.
     func links(_ daemon: TestDaemon) throws -> [LinkSummary] {
         let result = try steno(daemon, ["links", "--json", "--all"])
@@ -160,10 +168,7 @@ extension GraphEndToEndTests {
         let daemon = try TestDaemon(config: Self.config)
         defer { daemon.shutdown() }
         #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
-        let add = [
-            "accounts", "add", "graph", "--client-id", "steno-test-client", "--authority", double.baseURL.absoluteString,
-            "--graph-url", double.graphURL.absoluteString, "--owner", "alice", "--wait",
-        ]
+        let add = Self.signInAlice(double)
 
         double.scriptDeviceFlow(.init(pendingPolls: 0, outcome: .approve(user: "alice@contoso.com")), interval: 1)
         double.inject([.init(status: 503, retryAfter: "1", code: "ServiceUnavailable"), .init(status: 503, code: "ServiceUnavailable")])
@@ -186,6 +191,26 @@ extension GraphEndToEndTests {
         #expect(signIns.count == 1 && signIns.first?.state == .failed && signIns.first?.owner == "alice", "\(signIns)")
         let warning = daemon.log.split(separator: "\n").first { $0.contains("Microsoft sign-in failed") }
         #expect(warning?.contains("WARNING") == true && warning?.contains("HTTP 401") == true, "\(daemon.log)")
+    }
+
+    /// A member at `[members] max_calendar_accounts` cannot start another sign-in: each one
+    /// polls Microsoft, and the account it ends in would be refused.
+    @Test func aMemberAtTheAccountLimitStartsNoSignIn() throws {
+        let double = try GraphDouble()
+        defer { double.shutdown() }
+        let daemon = try TestDaemon(config: Self.config + "\n[members]\nmax_calendar_accounts = 1\n")
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@contoso.com"]).status == 0)
+        let add = Self.signInAlice(double)
+        double.scriptDeviceFlow(.init(pendingPolls: 0, outcome: .approve(user: "alice@contoso.com")), interval: 1)
+        let first = try steno(daemon, add)
+        #expect(first.status == 0, "\(first.stdout)\n\(first.stderr)")
+        let asked = double.requests.filter { $0.uri.hasSuffix("/devicecode") }.count
+
+        let second = try steno(daemon, add)
+        #expect(second.status != 0 && second.stderr.contains("alice has 1 calendar account,"), "\(second.stdout)\n\(second.stderr)")
+        #expect(second.stderr.contains("[members] max_calendar_accounts = 1"), "\(second.stderr)")
+        #expect(double.requests.filter { $0.uri.hasSuffix("/devicecode") }.count == asked, "a sign-in was started at Microsoft")
     }
 
     @Test func meetingsAreRenamedAndCreatedFromTheCLI() throws {

@@ -41,6 +41,8 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var links = LinkSettings()
     /// The device agent's HTTP listener (`[device_agent]`).
     public var deviceAgent = DeviceAgentSettings()
+    /// What one member may own (`[members]`).
+    public var members = MemberQuotas()
 
     /// How log lines are written.
     public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {

@@ -104,7 +104,7 @@ public struct StenoDaemon: Sendable {
         if configuration.deviceAgent.listen != nil {
             let api = DeviceAgentAPI(
                 store: store, queue: queue, throttle: AuthFailureThrottle(), contacts: DeviceContactLog(),
-                defaultTimeZone: configuration.calendarTimeZone.identifier, logger: logger)
+                defaultTimeZone: configuration.calendarTimeZone.identifier, deviceLimit: configuration.members.deviceLimit, logger: logger)
             services.append(
                 .init(
                     service: DeviceAgentServer(
@@ -145,7 +145,8 @@ public struct StenoDaemon: Sendable {
         ).register(in: &table)
         SystemDoctor(store: store, configuration: configuration, secretKeyPath: configuration.secretKeyPath(environment: environment))
             .register(in: &table)
-        DeviceMethods(store: store, defaultTimeZone: configuration.calendarTimeZone.identifier).register(in: &table)
+        DeviceMethods(store: store, defaultTimeZone: configuration.calendarTimeZone.identifier, quotas: configuration.members)
+            .register(in: &table)
         UserMethods(store: store).register(in: &table)
         AdminMethods(store: store).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)
@@ -153,7 +154,7 @@ public struct StenoDaemon: Sendable {
         AccountMethods(
             store: store, queue: queue, secrets: calendars?.secrets,
             providers: Set(calendars?.providers.map(\.kind) ?? [.ics, .caldav]), signIns: calendars?.signIns,
-            transport: calendars?.transport, memberNetworks: configuration.calendars.memberNetworks
+            transport: calendars?.transport, memberNetworks: configuration.calendars.memberNetworks, quotas: configuration.members
         ).register(in: &table)
         LinkMethods(store: store, queue: queue, linker: linker ?? RecordingLinker(store: store, policy: configuration.links.policy))
             .register(in: &table)

@@ -17,6 +17,9 @@ struct DeviceAgentAPI: Sendable {
     let writers = PerKeyRequestLimiter<Int64>(limit: 1)
     /// The zone of a paired device that names none.
     let defaultTimeZone: String
+    /// The most devices a member may have (`[members] max_devices`); a code is not spent on a
+    /// device beyond it.
+    var deviceLimit: MemberLimit? = nil
     let logger: Logger
 
     /// Events per upsert request at most: a phone pushes in batches; a bigger body is a bug
@@ -46,11 +49,17 @@ struct DeviceAgentAPI: Sendable {
         let label = request["label"]?.stringValue.flatMap { try? DeviceMethods.label($0) } ?? "device"
         let zone = request["timeZone"]?.stringValue.flatMap(TimeZone.init(identifier:))?.identifier ?? defaultTimeZone
         let token = DeviceCredentials.newToken()
-        guard
-            let device = try await store.redeemPairing(
+        let redeemed: DeviceRecord?
+        do {
+            redeemed = try await store.redeemPairing(
                 codeHash: DeviceCredentials.digest(pairingCode: code), tokenHash: DeviceCredentials.digest(token: token), label: label,
-                timeZone: zone, now: Date())
-        else { return failedPairing(address) }
+                timeZone: zone, deviceLimit: deviceLimit, now: Date())
+        } catch StoreError.failedPrecondition(let refusal) {
+            // A right code: not a failure to throttle, and the code stays good for later.
+            logger.notice("device pairing refused: \(refusal)", metadata: ["address": "\(address)"])
+            return .error(403, refusal)
+        }
+        guard let device = redeemed else { return failedPairing(address) }
         logger.info("device paired", metadata: ["device": "\(device.id)", "owner": "\(device.ownerName)", "address": "\(address)"])
         return DeviceAgentResponse(
             status: 201,

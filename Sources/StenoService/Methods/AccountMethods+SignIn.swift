@@ -94,7 +94,9 @@ extension AccountMethods {
             settings = account.settings
             ownerID = account.ownerID
         } else {
-            ownerID = try await permittedOwner(params.owner, caller: caller).id
+            let owner = try await permittedOwner(params.owner, caller: caller)
+            ownerID = owner.id
+            try await checkRoomForSignIn(of: owner)
             guard let clientID = params.clientID, !clientID.isEmpty else {
                 throw RPCError.invalidParams(
                     "signing in needs --client-id: an application registered in Microsoft Entra with public client flows allowed")
@@ -189,7 +191,7 @@ extension AccountMethods {
             accountSettings["mailbox"] = user
             accountID = try await store.addAccount(
                 CalendarAccountDraft(provider: .graph, ownerID: ownerID, displayName: user, settings: accountSettings, sealedSecret: sealed),
-                now: Date()
+                limit: quotas.calendarAccountLimit, now: Date()
             ).id
         }
         let job = try await queue.enqueue(CalendarSyncJobHandler.draft(accountID: accountID, priority: JobPriority.interactive))
@@ -222,5 +224,17 @@ extension AccountMethods {
             let summary = try await summaries(ownerID: account.ownerID).first { $0.id == accountID }
             return AccountSignInStatus(id: record.id, state: .succeeded, account: summary, job: jobID)
         }
+    }
+
+    /// Refuses a sign-in for a new account when the owner is a member whose accounts and
+    /// sign-ins in progress fill the limit already: each pending sign-in polls Microsoft, and
+    /// the account it ends in would be refused anyway. (The store checks the limit again, in
+    /// one transaction, when the account is added.)
+    func checkRoomForSignIn(of owner: User) async throws {
+        guard owner.role != .admin else { return }
+        let limit = quotas.calendarAccountLimit
+        let accounts = try await store.accounts(ownerID: owner.id).filter { $0.provider != .device }.count
+        let pending = try await store.unfinishedDeviceSignIns(ownerID: owner.id).filter { $0.outcome == nil && $0.expiresAt >= Date() }.count
+        guard limit.admits(accounts + pending) else { throw limit.refusal(owner: owner.name, count: accounts + pending) }
     }
 }

@@ -22,6 +22,8 @@ struct AccountMethods: Sendable {
     var transport: HTTPTransport? = nil
     /// Internal hosts and networks members' accounts may reach (`[calendars] member_networks`).
     var memberNetworks: [String] = []
+    /// What one member may own (`[members]`).
+    var quotas = MemberQuotas()
 
     func register(in table: inout RPCMethodTable) {
         let methods = self
@@ -105,7 +107,7 @@ struct AccountMethods: Sendable {
         }
         let account = try await store.addAccount(
             CalendarAccountDraft(provider: params.provider, ownerID: owner.id, displayName: name, settings: settings, sealedSecret: sealed),
-            now: Date())
+            limit: quotas.calendarAccountLimit, now: Date())
         return try await syncQueued(account, if: params.sync ?? true)
     }
 

@@ -9,6 +9,8 @@ struct DeviceMethods: Sendable {
     let store: any CatalogStore
     /// The zone of a device's events sent without one, unless the device is given another.
     var defaultTimeZone: String = TimeZone.current.identifier
+    /// What one member may own (`[members]`).
+    var quotas = MemberQuotas()
 
     func register(in table: inout RPCMethodTable) {
         let methods = self
@@ -18,7 +20,8 @@ struct DeviceMethods: Sendable {
             let zone = try methods.timeZone(params.timeZone)
             let token = DeviceCredentials.newToken()
             let device = try await methods.store.addDevice(
-                ownerID: owner.id, label: label, timeZone: zone, tokenHash: DeviceCredentials.digest(token: token), now: Date())
+                ownerID: owner.id, label: label, timeZone: zone, tokenHash: DeviceCredentials.digest(token: token),
+                limit: methods.quotas.deviceLimit, now: Date())
             call.logger.info("device added", metadata: ["device": "\(device.id)", "uid": "\(call.caller.credentials.uid)"])
             return DeviceAddResult(device: Self.summary(device), token: token)
         }
@@ -48,7 +51,7 @@ struct DeviceMethods: Sendable {
             }
             try await methods.store.addPairing(
                 codeHash: DeviceCredentials.digest(pairingCode: canonical), ownerID: owner.id, label: label, timeZone: zone,
-                expiresAt: expiresAt, now: now)
+                expiresAt: expiresAt, limit: methods.quotas.pairingCodeLimit, now: now)
             call.logger.info("device pairing code issued", metadata: ["uid": "\(call.caller.credentials.uid)"])
             return DevicePairing(code: code, expiresAt: expiresAt, label: label, timeZone: zone)
         }

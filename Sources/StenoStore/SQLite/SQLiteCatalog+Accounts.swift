@@ -9,12 +9,13 @@ extension SQLiteCatalog {
         health, last_success_at, last_error, last_error_at, next_sync_at, created_at
         """
 
-    public func addAccount(_ draft: CalendarAccountDraft, now: Date) async throws -> CalendarAccount {
+    public func addAccount(_ draft: CalendarAccountDraft, limit: MemberLimit?, now: Date) async throws -> CalendarAccount {
         let settings = try Self.encodeSettings(draft.settings)
         return try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [draft.ownerID]) == true else {
                 throw StoreError.notFound(entity: "user", reference: String(draft.ownerID))
             }
+            try Self.checkLimit(limit, ownerID: draft.ownerID, nowMilliseconds: Self.milliseconds(now), in: db)
             if let existing = try Int64.fetchOne(
                 db, sql: "SELECT id FROM calendar_accounts WHERE provider = ? AND owner_id = ? AND display_name = ?",
                 arguments: [draft.provider.rawValue, draft.ownerID, draft.displayName])

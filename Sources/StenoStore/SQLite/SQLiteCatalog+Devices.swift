@@ -4,9 +4,12 @@ import StenoCore
 
 /// Devices, their tokens (hashes only) and pairing codes.
 extension SQLiteCatalog {
-    public func addDevice(ownerID: Int64, label: String, timeZone: String, tokenHash: Data, now: Date) async throws -> DeviceRecord {
+    public func addDevice(
+        ownerID: Int64, label: String, timeZone: String, tokenHash: Data, limit: MemberLimit?, now: Date
+    ) async throws -> DeviceRecord {
         try await writer.write { db in
-            try Self.insertDevice(db, ownerID: ownerID, label: label, timeZone: timeZone, tokenHash: tokenHash, now: Self.milliseconds(now))
+            try Self.checkLimit(limit, ownerID: ownerID, nowMilliseconds: Self.milliseconds(now), in: db)
+            return try Self.insertDevice(db, ownerID: ownerID, label: label, timeZone: timeZone, tokenHash: tokenHash, now: Self.milliseconds(now))
         }
     }
 
@@ -53,10 +56,13 @@ extension SQLiteCatalog {
         }
     }
 
-    public func addPairing(codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, now: Date) async throws {
+    public func addPairing(
+        codeHash: Data, ownerID: Int64, label: String?, timeZone: String?, expiresAt: Date, limit: MemberLimit?, now: Date
+    ) async throws {
         try await writer.write { db in
             // Expired codes are of no use to anyone: they go when new ones come.
             try db.execute(sql: "DELETE FROM device_pairings WHERE expires_at < ?", arguments: [Self.milliseconds(now)])
+            try Self.checkLimit(limit, ownerID: ownerID, nowMilliseconds: Self.milliseconds(now), in: db)
             try db.execute(
                 sql: """
                     INSERT INTO device_pairings (code_hash, owner_id, label, time_zone, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -65,7 +71,9 @@ extension SQLiteCatalog {
         }
     }
 
-    public func redeemPairing(codeHash: Data, tokenHash: Data, label: String, timeZone: String, now: Date) async throws -> DeviceRecord? {
+    public func redeemPairing(
+        codeHash: Data, tokenHash: Data, label: String, timeZone: String, deviceLimit: MemberLimit?, now: Date
+    ) async throws -> DeviceRecord? {
         try await writer.write { db in
             let milliseconds = Self.milliseconds(now)
             guard
@@ -74,6 +82,8 @@ extension SQLiteCatalog {
                     sql: "SELECT owner_id, label, time_zone FROM device_pairings WHERE code_hash = ? AND used_at IS NULL AND expires_at >= ?",
                     arguments: [codeHash, milliseconds])
             else { return nil }
+            // Refused before the code is spent: once a device is revoked, the same code works.
+            try Self.checkLimit(deviceLimit, ownerID: pairing["owner_id"], nowMilliseconds: milliseconds, in: db)
             try db.execute(sql: "UPDATE device_pairings SET used_at = ? WHERE code_hash = ?", arguments: [milliseconds, codeHash])
             return try Self.insertDevice(
                 db, ownerID: pairing["owner_id"], label: pairing["label"] ?? label, timeZone: pairing["time_zone"] ?? timeZone,
