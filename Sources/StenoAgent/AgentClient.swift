@@ -72,6 +72,11 @@ public struct StenoAgentClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let token { request.setValue("Device \(token)", forHTTPHeaderField: "Authorization") }
+        return try await exchange(request, session: session).data
+    }
+
+    /// Sends `request`: the body and headers of a 2xx answer, else the matching error.
+    static func exchange(_ request: URLRequest, session: URLSession) async throws(AgentClientError) -> (data: Data, response: HTTPURLResponse) {
         let data: Data
         let response: URLResponse
         do {
@@ -80,12 +85,12 @@ public struct StenoAgentClient: Sendable {
             throw .transport(message: Self.describe(error))
         }
         guard let http = response as? HTTPURLResponse else {
-            throw .invalidResponse(message: "not an HTTP answer from \(url.absoluteString)")
+            throw .invalidResponse(message: "not an HTTP answer from \(request.url?.absoluteString ?? "the server")")
         }
         guard (200..<300).contains(http.statusCode) else {
             throw AgentClientError.from(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
         }
-        return data
+        return (data, http)
     }
 
     static func encode<Value: Encodable>(_ value: Value) throws(AgentClientError) -> Data {

@@ -45,6 +45,18 @@ final class DeviceAgentHTTP: Sendable {
         try await send(path, method: .GET, token: token, body: nil)
     }
 
+    /// A GET whose body is bytes (audio), with extra request headers.
+    func bytes(_ path: String, token: String?, headers: [(String, String)] = []) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        if let token { request.headers.add(name: "Authorization", value: "Device \(token)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await client.execute(request, timeout: .seconds(120))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        var fields: [String: String] = [:]
+        for header in response.headers { fields[header.name.lowercased()] = header.value }
+        return (Int(response.status.code), fields, Array(body.readableBytesView))
+    }
+
     func send(_ path: String, method: HTTPMethod, token: String?, body: [UInt8]?, declaredLength: Bool = true) async throws -> Answer {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method

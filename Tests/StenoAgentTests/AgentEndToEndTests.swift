@@ -52,6 +52,33 @@ struct AgentEndToEndTests {
         }
     }
 
+    /// The phone plays its owner's recording: whole, a range of it, and a 404 for none.
+    @Test func aRecordingIsStreamedWholeAndByRanges() async throws {
+        let server = try AgentTestDaemon()
+        let media = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Media/recordings/design-review.wav")
+        let bytes = try Data(contentsOf: media)
+        let folder = server.daemon.inboxDirectory + "/alice"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: folder + "/review.wav"))
+        let recording = try AgentTestDaemon.waitFor(timeout: 60) {
+            try server.rpc().call(StenoMethods.recordingsList, RecordingListParams(status: .ready, limit: 10)).items.first
+        }
+        let id = try #require(recording?.id, "the recording was not ingested")
+        let registration = try await server.pairDevice()
+        let client = StenoAgentClient(baseURL: server.baseURL, token: registration.deviceToken)
+
+        let whole = try await client.audio(recordingID: id)
+        #expect(whole.data == bytes && whole.contentType == "audio/wav" && whole.totalSize == Int64(bytes.count))
+        #expect(whole.etag == "\"\(recording?.contentHash ?? "")\"")
+        let part = try await client.audio(recordingID: id, range: 10...19)
+        #expect(part.data == bytes.subdata(in: 10..<20) && part.totalSize == Int64(bytes.count))
+        #expect(try client.audioRequest(recordingID: id).value(forHTTPHeaderField: "Authorization") == "Device \(registration.deviceToken)")
+        await #expect(throws: AgentClientError.server(status: 404, message: "no recording 999999")) {
+            _ = try await client.audio(recordingID: 999_999)
+        }
+    }
+
     @Test func aRevokedDeviceIsToldToPairAgainAndKeepsItsCursors() async throws {
         let server = try AgentTestDaemon()
         let phone = try await TestPhone(pairedWith: server)

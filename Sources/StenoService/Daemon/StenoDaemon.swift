@@ -104,7 +104,8 @@ public struct StenoDaemon: Sendable {
         if configuration.deviceAgent.listen != nil {
             let api = DeviceAgentAPI(
                 store: store, queue: queue, throttle: AuthFailureThrottle(), contacts: DeviceContactLog(),
-                defaultTimeZone: configuration.calendarTimeZone.identifier, deviceLimit: configuration.members.deviceLimit, logger: logger)
+                defaultTimeZone: configuration.calendarTimeZone.identifier, deviceLimit: configuration.members.deviceLimit, inbox: inbox,
+                logger: logger)
             services.append(
                 .init(
                     service: DeviceAgentServer(

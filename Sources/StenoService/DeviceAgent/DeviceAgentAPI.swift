@@ -20,6 +20,8 @@ struct DeviceAgentAPI: Sendable {
     /// The most devices a member may have (`[members] max_devices`); a code is not spent on a
     /// device beyond it.
     var deviceLimit: MemberLimit? = nil
+    /// Where recordings' files are, for phones to play them; nil serves none.
+    var inbox: Inbox? = nil
     let logger: Logger
 
     /// Events per upsert request at most: a phone pushes in batches; a bigger body is a bug

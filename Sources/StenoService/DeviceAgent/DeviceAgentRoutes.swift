@@ -29,6 +29,9 @@ struct DeviceAgentRoutes: Sendable {
                 try await api.changes(device: device, query: Self.query(request), ownEvents: false)
             }
         }
+        router.get("/sync/recordings/:id/audio") { request, context in
+            try await respondAudio(request, context)
+        }
     }
 
     private func respondAuthenticated(
@@ -91,9 +94,9 @@ struct DeviceAgentRoutes: Sendable {
     }
 
     /// Runs `work`, cancelling it when it outlasts the request time limit.
-    private func withTimeLimit(_ work: @escaping @Sendable () async throws -> DeviceAgentResponse) async throws -> DeviceAgentResponse {
+    func withTimeLimit<Answer: Sendable>(_ work: @escaping @Sendable () async throws -> Answer) async throws -> Answer {
         let limit = Duration.seconds(settings.requestTimeoutSeconds)
-        return try await withThrowingTaskGroup(of: DeviceAgentResponse?.self) { group in
+        return try await withThrowingTaskGroup(of: Answer?.self) { group in
             group.addTask { try await work() }
             group.addTask {
                 try await Task.sleep(for: limit)
@@ -107,7 +110,7 @@ struct DeviceAgentRoutes: Sendable {
 
     /// The client's address: the peer's (`uid N` on a Unix socket), or from a trusted proxy
     /// the last address it added to `X-Forwarded-For`. Anyone else's header is ignored.
-    private func clientAddress(_ request: Request, peer: DeviceListenerConnections.Peer?) -> String {
+    func clientAddress(_ request: Request, peer: DeviceListenerConnections.Peer?) -> String {
         guard let peer else { return "local" }
         if peer.isTrustedProxy, let forwarded = request.headers[.init("X-Forwarded-For")!],
             let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
