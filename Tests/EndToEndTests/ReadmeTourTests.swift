@@ -35,7 +35,7 @@ struct ReadmeTourTests {
     static let memberAnswers: [String: Set<Int32>] = [
         "cp Media/recordings/retro.ogg $INBOX/alice/retro-copy.ogg": [1],
         "steno recordings show 7": [4],
-        "steno recordings open 7": [4],
+        "steno recordings open 7": [5],
         "steno ingest $INBOX/alice --wait": [5],
         "steno accounts add ics Media/calendars/team.ics --owner alice --wait": [5],
         "steno accounts update 2 --source Media/calendars": [4],

@@ -50,6 +50,20 @@ public final class StenoClient {
         return PendingCall(client: self, id: try send(method.name, params: encoded), method: method.name)
     }
 
+    /// Calls a method whose reply carries a file descriptor (`recordings.open`): the result,
+    /// and the descriptor, which the caller owns and closes.
+    ///
+    /// - Throws: `.protocolError` when the reply came without one.
+    public func callReceivingDescriptor<Params, Result>(
+        _ method: RPCMethodDescriptor<Params, Result>, _ params: Params
+    ) throws(StenoClientError) -> (result: Result, descriptor: Int32) {
+        let result = try call(method, params)
+        guard let descriptor = connection.takeDescriptor() else {
+            throw .protocolError("\(method.name) answered without the file descriptor it hands over")
+        }
+        return (result, descriptor)
+    }
+
     /// Calls a method that takes no params.
     public func call<Result>(_ method: RPCMethodDescriptor<NoParams, Result>) throws(StenoClientError) -> Result {
         try call(method, NoParams())

@@ -11,6 +11,8 @@ final class UnixSocketConnection {
     private var scanned = 0
     /// What each `recv` reads into, allocated once.
     private var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+    /// Descriptors the daemon attached to what was read, oldest first (``takeDescriptor()``).
+    private var descriptors: [Int32] = []
 
     init(location: SocketLocation) throws(StenoClientError) {
         self.path = location.path
@@ -40,7 +42,16 @@ final class UnixSocketConnection {
         return String(cString: name)
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        descriptors.forEach { close($0) }
+    }
+
+    /// The oldest descriptor the daemon attached to a reply and nobody took yet; the caller
+    /// owns it (and closes it).
+    func takeDescriptor() -> Int32? {
+        descriptors.isEmpty ? nil : descriptors.removeFirst()
+    }
 
     /// Writes all bytes, retrying short writes.
     func write(_ bytes: [UInt8]) throws(StenoClientError) {
@@ -76,10 +87,15 @@ final class UnixSocketConnection {
                 return line
             }
             scanned = buffer.count
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .connectionFailed(socketPath: path, reason: "receive failed: \(String(cString: strerror(errno)))")
+            // recvmsg rather than recv: a reply may carry a descriptor (recordings.open).
+            let received = chunk.withUnsafeMutableBytes { DescriptorMessage.receive(into: $0, from: fd) }
+            let count: Int
+            switch received {
+            case .success(let (read, attached)):
+                count = read
+                descriptors += attached
+            case .failure(let failure):
+                throw .connectionFailed(socketPath: path, reason: "receive failed: \(failure)")
             }
             if count == 0 { throw .protocolError("the daemon closed the connection") }
             buffer.append(contentsOf: chunk[..<count])

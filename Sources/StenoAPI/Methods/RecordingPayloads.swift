@@ -10,6 +10,41 @@ extension StenoMethods {
     public static let recordingsGet = RPCMethodDescriptor<RecordingReferenceParams, Recording>("recordings.get")
     /// Queues files or folders of the inbox for ingestion now, ahead of bulk work; returns the job ids.
     public static let recordingsIngest = RPCMethodDescriptor<IngestParams, IngestResult>("recordings.ingest")
+    /// Opens a recording's file for anyone who may see the recording: the reply carries the
+    /// open, read-only descriptor as `SCM_RIGHTS` ancillary data (``StenoClient/callReceivingDescriptor(_:_:)``).
+    public static let recordingsOpen = RPCMethodDescriptor<RecordingReferenceParams, RecordingOpenResult>("recordings.open")
+}
+
+/// The result of `recordings.open`; the file's descriptor comes with the reply.
+public struct RecordingOpenResult: Codable, Sendable, Hashable {
+    public var recording: Int64
+    /// The container (`wav`, `mp4`, …) and its media type.
+    public var format: String?
+    public var contentType: String
+    /// Bytes in the file handed over.
+    public var size: Int64
+    public var duration: Double?
+    /// The meeting the recording is bound to, when linked.
+    public var meeting: RecordingMeeting?
+    /// The file's absolute path, for its owner and admins (others read it through the descriptor).
+    public var path: String?
+    /// Always `"SCM_RIGHTS"`: the reply's first byte carries the descriptor; a client that
+    /// reads with `read(2)` rather than `recvmsg(2)` gets the JSON and the kernel drops it.
+    public var descriptor: String
+
+    public init(
+        recording: Int64, format: String?, contentType: String, size: Int64, duration: Double?, meeting: RecordingMeeting?, path: String?,
+        descriptor: String = "SCM_RIGHTS"
+    ) {
+        self.recording = recording
+        self.format = format
+        self.contentType = contentType
+        self.size = size
+        self.duration = duration
+        self.meeting = meeting
+        self.path = path
+        self.descriptor = descriptor
+    }
 }
 
 /// Params of `recordings.list`.

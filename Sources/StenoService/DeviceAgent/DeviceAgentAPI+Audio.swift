@@ -36,19 +36,4 @@ extension DeviceAgentAPI {
             }
         }
     }
-
-    /// The `Content-Type` of a recording's container.
-    static func contentType(format: String?) -> String {
-        switch format {
-        case "wav", "rf64": "audio/wav"
-        case "flac": "audio/flac"
-        case "mp3": "audio/mpeg"
-        case "mp4": "audio/mp4"
-        case "ogg": "audio/ogg"
-        case "webm": "audio/webm"
-        case "matroska": "audio/x-matroska"
-        case "caf": "audio/x-caf"
-        default: "application/octet-stream"
-        }
-    }
 }

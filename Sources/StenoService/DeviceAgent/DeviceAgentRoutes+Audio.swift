@@ -54,7 +54,7 @@ extension DeviceAgentRoutes {
     static func audioResponse(_ file: RecordingFile, recording: Recording, request: Request) -> Response {
         let etag = "\"" + (recording.contentHash ?? "r\(recording.id)-\(file.size)") + "\""
         var headers: HTTPFields = [
-            .contentType: DeviceAgentAPI.contentType(format: recording.format), .acceptRanges: "bytes", .eTag: etag,
+            .contentType: RecordingFile.contentType(format: recording.format), .acceptRanges: "bytes", .eTag: etag,
             .cacheControl: "private, no-cache",
         ]
         if let current = request.headers[.ifNoneMatch],

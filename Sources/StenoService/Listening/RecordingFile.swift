@@ -7,7 +7,7 @@ import StenoStore
 
 /// A catalogued recording's file, open read-only for someone who may see the recording: the
 /// descriptor is closed when the value goes, on every path.
-final class RecordingFile: Sendable {
+final class RecordingFile: ReplyAttachment {
     let descriptor: Int32
     /// The inbox-relative path it was opened at.
     let path: String
@@ -20,6 +20,21 @@ final class RecordingFile: Sendable {
     }
 
     deinit { close(descriptor) }
+
+    /// The `Content-Type` of a recording's container.
+    static func contentType(format: String?) -> String {
+        switch format {
+        case "wav", "rf64": "audio/wav"
+        case "flac": "audio/flac"
+        case "mp3": "audio/mpeg"
+        case "mp4": "audio/mp4"
+        case "ogg": "audio/ogg"
+        case "webm": "audio/webm"
+        case "matroska": "audio/x-matroska"
+        case "caf": "audio/x-caf"
+        default: "application/octet-stream"
+        }
+    }
 
     /// Why a recording's file could not be handed out.
     enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
@@ -40,10 +55,10 @@ final class RecordingFile: Sendable {
     /// Opens the file of `recording` with the checks ingestion makes: at a present path, its
     /// real folder inside the inbox, the last component no symlink (`O_NOFOLLOW`), a regular
     /// file whose size and mtime are the ones catalogued for that path.
-    static func open(_ recording: Recording, inbox: Inbox, store: any CatalogStore) async throws -> RecordingFile {
+    static func open(_ recording: Recording, inbox: Inbox, store: any RecordingStore) async throws -> RecordingFile {
         let present = recording.paths.filter(\.isPresent).map(\.path)
         guard !present.isEmpty else {
-            throw Refusal.gone("recording \(recording.id) has no file in the inbox any more (it was at \(recording.paths.first?.path ?? "no path"))")
+            throw Refusal.gone("recording \(recording.id) has no file in the inbox any more" + (recording.paths.first.map { " (it was at \($0.path))" } ?? ""))
         }
         let states = try await store.pathStates(present)
         var missing: [String] = []

@@ -33,6 +33,7 @@ struct RecordingMethods: Sendable {
         table.register(StenoMethods.recordingsIngest, access: .user) { call, params in
             try await ingest.enqueue(params.paths, for: call.caller)
         }
+        registerOpen(in: &table)
     }
 
     /// Members see their own recordings; admins everything.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import StenoAPI
@@ -56,6 +59,14 @@ final class RPCConnectionHandler: ChannelInboundHandler {
     private var lastWrite: EventLoopFuture<Void>?
     /// Runs this connection's request tasks on its event loop.
     private var executor: EventLoopTaskExecutor?
+    /// Replies written and those NIO has finished writing: equal when nothing is pending.
+    private var writesIssued = 0
+    private var writesDone = 0
+    /// Replies waiting to go out with a descriptor.
+    private var descriptorRepliesWaiting = 0
+    /// The socket's kernel cookie, and its descriptor once a reply needed it.
+    private var socketCookie: UInt64?
+    private var socketDescriptor: Int32?
 
     private func taskExecutor(for eventLoop: any EventLoop) -> EventLoopTaskExecutor {
         if let executor { return executor }
@@ -79,6 +90,7 @@ final class RPCConnectionHandler: ChannelInboundHandler {
         tracker.opened(context.channel)
         descriptors.connectionOpened(connections: tracker.connectionCount)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ReplyDescriptorHandoff.cookie(of: context.channel).whenSuccess { cookie in bound.value.0.socketCookie = cookie }
         PeerCredentialsReader.read(from: context.channel).whenComplete { result in
             let (handler, context) = bound.value
             switch result {
@@ -221,10 +233,11 @@ final class RPCConnectionHandler: ChannelInboundHandler {
                     }
                     if executor.eventLoop.inEventLoop { send() } else { executor.eventLoop.execute(send) }
                 }
+                let attachment = ReplyAttachmentSlot()
                 tasks[taskID] = Task(executorPreference: executor) {
                     // Cancelled while waiting for its uid's turn: the client left, nobody to answer.
                     let reply = try? await limiter.run(for: credentials.uid) {
-                        await dispatcher.reply(to: line, from: credentials, notify: notify)
+                        await dispatcher.reply(to: line, from: credentials, notify: notify, attach: attachment.attach)
                     }
                     let finish: @Sendable () -> Void = {
                         let (handler, context) = bound.value
@@ -232,7 +245,14 @@ final class RPCConnectionHandler: ChannelInboundHandler {
                         handler.tasks.removeValue(forKey: taskID)
                         handler.inFlight -= 1
                         handler.lastActivity = .now()
-                        if let reply { handler.write(reply, context: context) }
+                        if let reply {
+                            if let attached = attachment.take() {
+                                handler.descriptorRepliesWaiting += 1
+                                handler.write(reply, attaching: attached, context: context)
+                            } else {
+                                handler.write(reply, context: context)
+                            }
+                        }
                         handler.drain(context: context)
                         if handler.inFlight == 0 { handler.scheduleIdleCheck(context: context) }
                     }
@@ -246,7 +266,7 @@ final class RPCConnectionHandler: ChannelInboundHandler {
     }
 
     private func closeIfFinished(context: ChannelHandlerContext) {
-        guard inputClosed, isOpen, inFlight == 0, pending.isEmpty, credentials != nil else { return }
+        guard inputClosed, isOpen, inFlight == 0, pending.isEmpty, descriptorRepliesWaiting == 0, credentials != nil else { return }
         isOpen = false
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         if let lastWrite {
@@ -258,7 +278,61 @@ final class RPCConnectionHandler: ChannelInboundHandler {
 
     private func write(_ reply: ByteBuffer, context: ChannelHandlerContext) {
         guard isOpen else { return }
-        lastWrite = context.writeAndFlush(wrapOutboundOut(reply))
+        writesIssued += 1
+        let written = context.writeAndFlush(wrapOutboundOut(reply))
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        written.whenComplete { _ in bound.value.writesDone += 1 }
+        lastWrite = written
+    }
+
+    /// Writes a reply with `attachment`'s descriptor on its first byte: with `sendmsg` on the
+    /// socket once NIO has written everything before it, the rest (if the kernel took only
+    /// part) through NIO. A client that reads nothing is tried again every 20 ms until the idle
+    /// timeout, then closed. The daemon's descriptor is let go of on every path.
+    private func write(_ reply: ByteBuffer, attaching attachment: any ReplyAttachment, context: ChannelHandlerContext, attempt: Int = 0) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        func finished() {
+            descriptorRepliesWaiting -= 1
+            closeIfFinished(context: context)
+        }
+        guard isOpen else { return finished() }
+        if writesDone < writesIssued, let lastWrite {
+            lastWrite.whenComplete { _ in
+                let (handler, context) = bound.value
+                handler.write(reply, attaching: attachment, context: context, attempt: attempt)
+            }
+            return
+        }
+        if socketDescriptor == nil, let socketCookie { socketDescriptor = ReplyDescriptorHandoff.descriptor(ofSocketWithCookie: socketCookie) }
+        guard let socket = socketDescriptor else {
+            logger.error("cannot find this connection's socket to hand a descriptor over; the reply goes without it")
+            write(reply, context: context)
+            return finished()
+        }
+        let sent = reply.withUnsafeReadableBytes { DescriptorMessage.send($0, attaching: attachment.descriptor, on: socket) }
+        switch sent {
+        case .success(let count):
+            // The kernel holds the file in the message now: the daemon's descriptor can go.
+            if count < reply.readableBytes, let rest = reply.getSlice(at: reply.readerIndex + count, length: reply.readableBytes - count) {
+                write(rest, context: context)
+            }
+            finished()
+        case .failure(let failure) where failure.code == EAGAIN || failure.code == EWOULDBLOCK:
+            let limit = Int((idleTimeout ?? .seconds(300)).nanoseconds / 20_000_000)
+            guard attempt < limit else {
+                logger.notice("closing a connection whose client reads no replies", metadata: ["uid": "\(credentials?.uid.description ?? "?")"])
+                context.close(promise: nil)
+                return finished()
+            }
+            context.eventLoop.scheduleTask(in: .milliseconds(20)) {
+                let (handler, context) = bound.value
+                handler.write(reply, attaching: attachment, context: context, attempt: attempt + 1)
+            }
+        case .failure(let failure):
+            logger.debug("cannot send a reply with a descriptor: \(failure)")
+            context.close(promise: nil)
+            finished()
+        }
     }
 
     /// Reads only while requests can start and replies can be written.

@@ -32,7 +32,8 @@ public final class RPCDispatcher: Sendable {
     /// The reply to a frame, with its trailing newline, or nil when nothing is to be sent.
     /// `notify` sends a frame (a notification) on the connection before the reply.
     func reply(
-        to frame: ByteBuffer, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in }
+        to frame: ByteBuffer, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
+        attach: @escaping @Sendable (any ReplyAttachment) -> Bool = { _ in false }
     ) async -> ByteBuffer? {
         let message: JSONValue
         do {
@@ -54,7 +55,7 @@ public final class RPCDispatcher: Sendable {
             var answered = false
             // A cancelled batch (its client left) stops: nobody will read the rest.
             for request in requests where !Task.isCancelled {
-                guard let reply = await respond(to: request, from: credentials, notify: notify) else { continue }
+                guard let reply = await respond(to: request, from: credentials, notify: notify, attach: attach) else { continue }
                 if answered { bytes.append(UInt8(ascii: ",")) }
                 answered = true
                 reply.write(to: &bytes)
@@ -64,14 +65,15 @@ public final class RPCDispatcher: Sendable {
             bytes.append(UInt8(ascii: "\n"))
             return ByteBuffer(bytes: bytes)
         default:
-            guard let reply = await respond(to: message, from: credentials, notify: notify) else { return nil }
+            guard let reply = await respond(to: message, from: credentials, notify: notify, attach: attach) else { return nil }
             return Self.encode(reply)
         }
     }
 
     /// The response to one request object; nil for a notification.
     func respond(
-        to message: JSONValue, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in }
+        to message: JSONValue, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void = { _ in },
+        attach: @escaping @Sendable (any ReplyAttachment) -> Bool = { _ in false }
     ) async -> RPCReply? {
         let request: RPCRequest
         do {
@@ -87,13 +89,14 @@ public final class RPCDispatcher: Sendable {
             }
             return RPCReply(id: id ?? .null, outcome: .failure(error))
         }
-        let outcome = await run(request, from: credentials, notify: notify)
+        let outcome = await run(request, from: credentials, notify: notify, attach: attach)
         guard let id = request.id else { return nil }
         return RPCReply(id: id, outcome: outcome)
     }
 
     private func run(
-        _ request: RPCRequest, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void
+        _ request: RPCRequest, from credentials: PeerCredentials, notify: @escaping @Sendable (ByteBuffer) -> Void,
+        attach: @escaping @Sendable (any ReplyAttachment) -> Bool
     ) async -> Result<RPCResult, RPCError> {
         guard let method = methods[request.method] else { return .failure(.methodNotFound(request.method)) }
         do {
@@ -101,7 +104,8 @@ public final class RPCDispatcher: Sendable {
             try Self.authorize(caller, for: method.access, method: request.method)
             let call = RPCCall(
                 caller: caller, logger: logger, method: request.method,
-                notify: { method, params in notify(Self.encode(RPCRequest(id: nil, method: method, params: params).json)) })
+                notify: { method, params in notify(Self.encode(RPCRequest(id: nil, method: method, params: params).json)) },
+                attach: attach)
             let result = try await method.invoke(call, request.params)
             if request.method.hasPrefix("users.") && request.method != "users.list" { resolver.invalidate() }
             return .success(result)

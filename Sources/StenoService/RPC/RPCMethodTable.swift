@@ -24,6 +24,15 @@ public struct RPCCall: Sendable {
     /// Sends a notification (`method`, `params`) on the caller's connection while the request
     /// runs (`system.subscribe`); does nothing where there is no connection.
     public var notify: @Sendable (String, JSONValue) -> Void = { _, _ in }
+    /// Hands an open descriptor to the caller with this request's reply (`SCM_RIGHTS`); false
+    /// where the connection cannot carry one (a call made in process) or one is attached already.
+    var attach: @Sendable (any ReplyAttachment) -> Bool = { _ in false }
+}
+
+/// An open descriptor a reply hands over; it stays open while the value lives, and the
+/// connection lets go of it once the kernel has it (or the client went away).
+protocol ReplyAttachment: AnyObject, Sendable {
+    var descriptor: Int32 { get }
 }
 
 /// The daemon's methods by name, each with its access rule and a handler working on JSON.

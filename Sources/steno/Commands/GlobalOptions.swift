@@ -72,6 +72,11 @@ struct GlobalOptions: ParsableArguments {
     /// Finds the daemon (see `SocketDiscovery`), runs `body`, and turns failures into a
     /// message and the documented exit code.
     func withClient<T>(_ body: (StenoClient) throws -> T) throws -> T {
+        try Self.withClient(socket: socket, body)
+    }
+
+    /// ``withClient(_:)`` for the socket named by `socket` (the `--socket` flag, or nil).
+    static func withClient<T>(socket: String?, _ body: (StenoClient) throws -> T) throws -> T {
         do {
             let candidates = try SocketDiscovery.candidates(flag: socket, environment: ProcessInfo.processInfo.environment)
             let client = try SocketDiscovery.connect(candidates)
@@ -131,4 +136,11 @@ extension ParsableCommand {
             throw ExitCode(failure.exitCode)
         }
     }
+}
+
+/// The connection options alone, for a command whose own `-o` names a file rather than an
+/// output format (`steno recordings export ID -o FILE`).
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: "The daemon's socket (found as for every other command when absent).")
+    var socket: String?
 }

@@ -14,7 +14,7 @@ struct RecordingsCommand: ParsableCommand {
               steno recordings show 7      # one in full: its meeting, paths, format
               steno recordings explain 7   # why it is linked as it is
             """,
-        subcommands: [List.self, Show.self, Open.self, ExplainCommand.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, Open.self, Play.self, Export.self, ExplainCommand.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List recordings you may see (admins: all).",
@@ -112,9 +112,9 @@ struct RecordingsCommand: ParsableCommand {
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "open",
-            abstract: "Print a recording's file path, or play it with $STENO_PLAYER.",
+            abstract: "Print a recording's file path, or play it.",
             discussion: """
-                Prints the absolute path of the recording's file (the first one still present). With STENO_PLAYER set, runs that program with the path instead and exits with its status.
+                For the recording's owner and admins, prints the absolute path of its file (the first one still present), or with STENO_PLAYER set runs that program with the path. Anyone else who may see the recording (the inbox folder is its owner's) plays it through the file the daemon opens, as steno recordings play does.
 
                 Examples:
                   steno recordings open 42
@@ -126,28 +126,16 @@ struct RecordingsCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let (recording, inbox) = try global.withClient { client in
-                    (try client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id)), try client.call(StenoMethods.systemStatus).inboxPath)
-                }
-                guard let present = recording.paths.first(where: \.isPresent) else {
-                    throw CLIFailure(message: "recording \(id) has no file left in the inbox (its paths are gone)", exitCode: 1)
-                }
-                let path = RecordingsCommand.absolute(present.path, inbox: inbox)
-                guard let player = ProcessInfo.processInfo.environment["STENO_PLAYER"], !player.isEmpty else {
+                let opened = try OpenedRecording(id, socket: global.socket)
+                let player = ProcessInfo.processInfo.environment["STENO_PLAYER"] ?? ""
+                if let path = opened.result.path, player.isEmpty {
                     // A file name comes from outside: raw for a pipe (a script needs the real path), made safe on a terminal.
                     Output.line(isatty(STDOUT_FILENO) == 1 ? TerminalText.clean(path) : path)
                     return
                 }
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = [player, path]
-                do {
-                    try process.run()
-                } catch {
-                    throw CLIFailure(message: "could not run STENO_PLAYER=\(player): \(error.localizedDescription)", exitCode: 1)
-                }
-                process.waitUntilExit()
-                if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+                // The owner and admins give the player the path, as before; others the descriptor.
+                let status = try opened.play(path: opened.result.path)
+                if status != 0 { throw ExitCode(status) }
             }
         }
     }
