@@ -117,6 +117,41 @@ struct RecordingListenEndToEndTests {
         #expect(gone.status != 0 && !FileManager.default.fileExists(atPath: scratch + "/gone.wav"), "\(gone.stderr)")
     }
 
+    /// A 2 GiB recording exports whole, byte for byte.
+    @Test func aTwoGigabyteRecordingExportsCompletely() throws {
+        let daemon = try sharedSocketDaemon(extraConfig: VisibilityEndToEndTests.config)
+        defer { daemon.shutdown() }
+        #expect(try steno(daemon, ["users", "add", "alice", "--email", "alice@example.com", "--uid", String(otherUID)]).status == 0)
+        // A PCM WAV whose data chunk holds 2 GiB (allocated, not sparse: zeros on disk).
+        let dataBytes: UInt32 = 2 << 30
+        var header: [UInt8] = Array("RIFF".utf8) + Self.littleEndian(dataBytes + 36) + Array("WAVEfmt ".utf8) + Self.littleEndian(UInt32(16))
+        header += [1, 0, 1, 0] + Self.littleEndian(UInt32(48_000)) + Self.littleEndian(UInt32(96_000)) + [2, 0, 16, 0]
+        header += Array("data".utf8) + Self.littleEndian(dataBytes)
+        let staged = daemon.root + "/big.wav"
+        let descriptor = Glibc.open(staged, O_CREAT | O_WRONLY | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        #expect(posix_fallocate(descriptor, 0, off_t(header.count) + off_t(dataBytes)) == 0)
+        #expect(header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } == header.count)
+        close(descriptor)
+        try FileManager.default.createDirectory(atPath: daemon.inboxDirectory + "/alice", withIntermediateDirectories: true)
+        #expect(rename(staged, daemon.inboxDirectory + "/alice/big.wav") == 0)
+        let client = try daemon.client()
+        let ready = try poll(
+            timeout: 600, { try client.call(StenoMethods.recordingsList, RecordingListParams(limit: 10)).items.first },
+            until: { $0?.status == .ready })
+        let id = try #require(ready?.id, "not ingested: \(String(describing: ready))\n\(daemon.log.suffix(2000))")
+        let copy = daemon.root + "/copy.wav"
+        let exported = try runCommand(
+            try TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "recordings", "export", String(id), "-o", copy], timeout: 600)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let size = (try? FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int) ?? 0
+        #expect(size == header.count + Int(dataBytes))
+        let compared = try runCommand("/usr/bin/cmp", [daemon.inboxDirectory + "/alice/big.wav", copy], timeout: 600)
+        #expect(compared.status == 0, "\(compared.stdout) \(compared.stderr)")
+    }
+
+    static func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+
     /// A client that asks a thousand times and never reads: the daemon keeps no descriptor
     /// once the client has gone.
     @Test func aThousandOpensNeverReadLeakNoDescriptor() throws {
