@@ -8,7 +8,8 @@ import StenoTesting
 /// provider: what every CalDAV integration test starts from.
 final class CalDAVTestServer: @unchecked Sendable {
     let radicale: RadicaleServer
-    let transport = HTTPTransport()
+    /// Made once Radicale runs: a transport dropped without being shut down stops the process.
+    let transport: HTTPTransport
     let writer: CalDAVTestWriter
     let mirror = InMemoryCalendarMirror()
     let user = "alice"
@@ -20,6 +21,7 @@ final class CalDAVTestServer: @unchecked Sendable {
 
     init() throws {
         radicale = try RadicaleServer(users: [user: password])
+        transport = HTTPTransport()
         writer = CalDAVTestWriter(transport: transport, user: user, password: password)
         account = CalendarAccount(
             id: 1, provider: .caldav, ownerID: 1, displayName: "alice@radicale",
