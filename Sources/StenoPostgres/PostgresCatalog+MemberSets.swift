@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StenoCore
 import StenoStore
 
 /// A member's visible sets as ``VisibleSetCache`` holds them for PostgreSQL, stamped with the
@@ -30,6 +31,23 @@ extension PostgresCatalog {
         keys.sort()
         visibleSets.store(.init(meetings: keys), of: user, at: stamp)
         return keys
+    }
+
+    /// `user`'s visible recordings in ascending `sort` order, as held for `stamp` or read now in
+    /// `tx` (each key by its recording's id).
+    func visibleRecordingOrder(_ tx: PostgresTransaction, of user: Int64, sort: RecordingSort, stamp: String) async throws -> HeldRecordingOrder {
+        if let held = visibleSets.sets(of: user, at: stamp)?.recordingOrder, held.sort == sort { return held }
+        let ids = try await visibleRecordingIDs(tx, of: user, stamp: stamp)
+        let key = RecordingOrder(sort: sort, descending: false).sqlKey(rangeGiven: false)
+        let keys = try await tx.rows(
+            PostgresQuery.numbered("SELECT r.id, (\(key))::double precision FROM recordings r WHERE r.id = ANY($1::bigint[])", [ids])
+        ).map { row in
+            let (id, key) = try row.decode((Int64, Double).self)
+            return RecordingPosition(key: key, id: id)
+        }
+        let held = HeldRecordingOrder(sort: sort, keys: keys)
+        visibleSets.store(.init(recordingOrder: held), of: user, at: stamp)
+        return held
     }
 
     /// `user`'s visible recordings by id, as held for `stamp` or read now in `tx`.

@@ -37,6 +37,7 @@ extension PostgresCatalog: RecordingStore {
     }
 
     public func recordings(_ query: RecordingQuery) async throws -> [Recording] {
+        guard query.order == .byID else { return try await orderedRecordings(query) }
         guard let viewer = query.visibleTo else {
             return try await transaction { tx in try await Self.fetchRecordings(tx, Self.recordingListing(query)) }
         }
@@ -61,17 +62,66 @@ extension PostgresCatalog: RecordingStore {
         var values = NumberedValues()
         var conditions = ["r.id > \(values.bind(query.afterID ?? 0, as: "bigint"))"]
         if query.visibleTo != nil { conditions.append("r.id = ANY(\(values.bind(visible, as: "bigint[]")))") }
-        if let owner = query.ownerID { conditions.append("r.owner_id = \(values.bind(owner, as: "bigint"))") }
-        if let status = query.status { conditions.append("r.status = \(values.bind(status.rawValue, as: "text"))") }
-        if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }
-        if let from = query.from { conditions.append("r.recorded_at >= \(values.bind(milliseconds(from), as: "bigint"))") }
-        if let to = query.to { conditions.append("r.recorded_at < \(values.bind(milliseconds(to), as: "bigint"))") }
+        appendFilters(of: query, to: &conditions, values: &values)
         let limit = values.bind(Int64(max(0, query.limit)), as: "bigint")
         return values.query(
             """
             SELECT \(recordingColumns(withTranscript: false)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(limit)
             """)
+    }
+
+    /// A page in another order than by id: an admin's walks the order's index from the
+    /// position; a member's takes the candidates from their held order, a chunk at a time.
+    func orderedRecordings(_ query: RecordingQuery) async throws -> [Recording] {
+        guard let viewer = query.visibleTo else {
+            return try await transaction { tx in try await Self.fetchRecordings(tx, Self.orderedRecordingListing(query)) }
+        }
+        return try await snapshot { tx in
+            let held = try await visibleRecordingOrder(tx, of: viewer, sort: query.order.sort, stamp: try await Self.snapshotStamp(tx))
+            var chunks = MemberPageCandidates.Chunks(held.candidates(after: query.after, descending: query.order.descending), wanted: query.limit)
+            var chunkQuery = query
+            chunkQuery.after = nil
+            var found: [Recording] = []
+            while let chunk = chunks.next(found: found.count) {
+                chunkQuery.limit = chunk.wanted
+                found += try await Self.fetchRecordings(tx, Self.orderedRecordingListing(chunkQuery, among: chunk.ids))
+            }
+            return found
+        }
+    }
+
+    /// The statement of a page in `query.order` (its plan is checked by tests), through the
+    /// order's index from the position; for a member, among `visible` (already after it).
+    static func orderedRecordingListing(_ query: RecordingQuery, among visible: [Int64]? = nil) -> PostgresQuery {
+        var values = NumberedValues()
+        var conditions: [String] = []
+        if let visible {
+            conditions.append("r.id = ANY(\(values.bind(visible, as: "bigint[]")))")
+        } else if let after = query.after {
+            let type = query.order.keyIsInteger ? "bigint" : "double precision"
+            let key: any PostgresDynamicTypeEncodable = query.order.keyIsInteger ? Int64(after.key) : after.key
+            let (first, second) = (values.bind(key, as: type), values.bind(key, as: type))
+            conditions.append(
+                query.order.sqlAfter(rangeGiven: query.hasRange, key: first, repeatedKey: second, id: values.bind(after.id, as: "bigint")))
+        }
+        appendFilters(of: query, to: &conditions, values: &values)
+        let limit = values.bind(Int64(max(0, query.limit)), as: "bigint")
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return values.query(
+            """
+            SELECT \(recordingColumns(withTranscript: false)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
+            \(filter) ORDER BY \(query.order.sqlOrderBy(rangeGiven: query.hasRange)) LIMIT \(limit)
+            """)
+    }
+
+    /// The conditions of `query`'s filters (owner, status, warnings, range) over `r`.
+    static func appendFilters(of query: RecordingQuery, to conditions: inout [String], values: inout NumberedValues) {
+        if let owner = query.ownerID { conditions.append("r.owner_id = \(values.bind(owner, as: "bigint"))") }
+        if let status = query.status { conditions.append("r.status = \(values.bind(status.rawValue, as: "text"))") }
+        if query.withWarnings { conditions.append("r.warnings IS NOT NULL") }
+        if let from = query.from { conditions.append("r.recorded_at >= \(values.bind(milliseconds(from), as: "bigint"))") }
+        if let to = query.to { conditions.append("r.recorded_at < \(values.bind(milliseconds(to), as: "bigint"))") }
     }
 
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {

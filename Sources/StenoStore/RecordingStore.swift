@@ -14,7 +14,7 @@ public protocol RecordingStore: Sendable {
     func recordIngest(_ ingest: IngestRecord) async throws -> Recording
     /// The file at `path` is gone; its recording becomes `missing` when no path remains.
     func markPathGone(_ path: String, now: Date) async throws -> Recording?
-    /// Recordings matching a query, ordered by id.
+    /// Recordings matching a query, in its order.
     func recordings(_ query: RecordingQuery) async throws -> [Recording]
     /// One recording, with its transcript. Throws `.notFound`, also when not visible.
     func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording
@@ -126,7 +126,11 @@ public struct RecordingQuery: Sendable, Hashable {
     /// Recorded at or after / before.
     public var from: Date?
     public var to: Date?
+    /// Where a page in id order continues (``RecordingOrder/byID``).
     public var afterID: Int64?
+    /// The listing's order; pages in another than ``RecordingOrder/byID`` continue after `after`.
+    public var order: RecordingOrder
+    public var after: RecordingPosition?
     public var limit: Int
     /// Only what this user may see; nil for an admin (everything).
     public var visibleTo: Int64?
@@ -135,8 +139,11 @@ public struct RecordingQuery: Sendable, Hashable {
 
     public init(
         ownerID: Int64? = nil, status: RecordingStatus? = nil, from: Date? = nil, to: Date? = nil,
-        afterID: Int64? = nil, limit: Int = 100, visibleTo: Int64? = nil, withWarnings: Bool = false
+        afterID: Int64? = nil, order: RecordingOrder = .byID, after: RecordingPosition? = nil, limit: Int = 100,
+        visibleTo: Int64? = nil, withWarnings: Bool = false
     ) {
+        self.order = order
+        self.after = after
         self.ownerID = ownerID
         self.status = status
         self.from = from
@@ -146,4 +153,7 @@ public struct RecordingQuery: Sendable, Hashable {
         self.visibleTo = visibleTo
         self.withWarnings = withWarnings
     }
+
+    /// Whether a range of start times is asked for (which leaves out recordings without one).
+    package var hasRange: Bool { from != nil || to != nil }
 }

@@ -27,11 +27,15 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
         package var titles: HeldMeetingTitles?
         /// Which of `meetings` have a recording (for `--recorded` and `--unrecorded`).
         package var recorded: HeldMeetingRecordings?
+        /// The visible recordings in the order of the last ordered listing (other than by id).
+        package var recordingOrder: HeldRecordingOrder?
 
         package init(
             meetings: [MeetingKey]? = nil, recordings: [Int64]? = nil, meetingIDs: [Int64]? = nil,
-            people: HeldMeetingPeople? = nil, titles: HeldMeetingTitles? = nil, recorded: HeldMeetingRecordings? = nil
+            people: HeldMeetingPeople? = nil, titles: HeldMeetingTitles? = nil, recorded: HeldMeetingRecordings? = nil,
+            recordingOrder: HeldRecordingOrder? = nil
         ) {
+            self.recordingOrder = recordingOrder
             self.meetings = meetings
             self.recordings = recordings
             self.meetingIDs = meetingIDs
@@ -47,7 +51,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
     }
 
     /// Members held at once, and 8-byte words held in all (16 bytes per visible meeting, 8 per
-    /// recording, and what their people, titles and recorded flags take; 16 MB): all dropped when either would be passed (the next listing of each
+    /// recording and 16 more for its order, and what their people, titles and recorded flags take; 16 MB): all dropped when either would be passed (the next listing of each
     /// member reads their sets again). A set larger than the words alone is used, never held.
     package static var capacity: Int { 64 }
     package static var wordLimit: Int { 2_000_000 }
@@ -80,6 +84,7 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
                 merged.people = merged.people ?? entry.sets.people
                 merged.titles = merged.titles ?? entry.sets.titles
                 merged.recorded = merged.recorded ?? entry.sets.recorded
+                merged.recordingOrder = merged.recordingOrder ?? entry.sets.recordingOrder
             }
             if let replaced = held.entries.removeValue(forKey: user) { held.words -= Self.words(of: replaced.sets) }
             let words = Self.words(of: merged)
@@ -121,6 +126,6 @@ package final class VisibleSetCache<Stamp: Equatable & Sendable>: Sendable {
 
     private static func words(of sets: Sets) -> Int {
         return 2 * (sets.meetings?.count ?? 0) + (sets.recordings?.count ?? 0) + (sets.meetingIDs?.count ?? 0) + (sets.people?.words ?? 0)
-            + (sets.titles?.words ?? 0) + (sets.recorded?.words ?? 0)
+            + (sets.titles?.words ?? 0) + (sets.recorded?.words ?? 0) + (sets.recordingOrder?.words ?? 0)
     }
 }

@@ -67,6 +67,27 @@ struct PostgresListingPlanTests {
         withExtendedLifetime(opened) {}
     }
 
+    /// An admin's recordings page in another order than by id walks that order's index and
+    /// stops at the page's end, instead of sorting every recording for each page.
+    @Test func orderedRecordingPagesWalkTheirOrdersIndex() async throws {
+        let (opened, catalog) = try await Self.analyzedFixture()
+        let indexes: [RecordingSort: String] = [
+            .recorded: "recordings_recorded_order", .ingested: "recordings_created", .length: "recordings_length", .id: "recordings_pkey",
+        ]
+        for (sort, index) in indexes {
+            for descending in [true, false] where RecordingOrder(sort: sort, descending: descending) != .byID {
+                for after in [nil, RecordingPosition(key: 1_780_272_000_000, id: 7)] {
+                    let query = RecordingQuery(order: RecordingOrder(sort: sort, descending: descending), after: after, limit: 51)
+                    let plan = try await Self.plan(catalog, PostgresCatalog.orderedRecordingListing(query))
+                    let shown = "\(sort) \(descending ? "descending" : "ascending")\(after == nil ? "" : " after"):\n" + plan.joined(separator: "\n")
+                    #expect(plan.contains { $0.contains(" using \(index) on recordings r") }, "\(shown)")
+                    #expect(!plan.contains { $0.hasPrefix("->  Sort") || $0.hasPrefix("Sort") }, "\(shown)")
+                }
+            }
+        }
+        withExtendedLifetime(opened) {}
+    }
+
     /// A `--with` page walks the address's rows of `meeting_people` in the listing's order,
     /// either way, and stops at the page's end: no set of the address's meetings gathered from
     /// the events first (20,000 ids per page at a million meetings: 102 ms), no sort.

@@ -57,13 +57,19 @@ public struct RecordingListParams: Codable, Sendable, Hashable {
     /// Recorded at or after `from`, before `to`.
     public var from: Date?
     public var to: Date?
+    /// The order (default `recorded`); ties go by id.
+    public var sort: RecordingSort?
+    /// Largest first; without it, the sort's own direction (newest and longest first, ids up).
+    public var descending: Bool?
     public var cursor: String?
     public var limit: Int?
 
     public init(
         owner: String? = nil, status: RecordingStatus? = nil, warnings: Bool? = nil, from: Date? = nil, to: Date? = nil,
-        cursor: String? = nil, limit: Int? = nil
+        sort: RecordingSort? = nil, descending: Bool? = nil, cursor: String? = nil, limit: Int? = nil
     ) {
+        self.sort = sort
+        self.descending = descending
         self.owner = owner
         self.status = status
         self.warnings = warnings

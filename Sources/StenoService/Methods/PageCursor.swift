@@ -1,6 +1,7 @@
 import Foundation
 import StenoAPI
 import StenoCore
+import StenoStore
 
 /// Opaque page cursors: the last id of a page, wrapped so clients treat it as a token and
 /// the encoding may change without breaking them.
@@ -89,5 +90,35 @@ extension PageCursor {
     static func meetingPage(_ fetched: [MeetingSummary], limit: Int) -> Page<MeetingSummary> {
         let page = Array(fetched.prefix(limit))
         return Page(items: page, nextCursor: fetched.count > limit ? page.last.map { encode(after: MeetingPosition($0)) } : nil)
+    }
+}
+
+extension PageCursor {
+    /// The cursor continuing a recordings listing in `order` after `recording` (in id order,
+    /// the plain cursor of its id).
+    static func encode(after recording: Recording, in order: RecordingOrder) -> String {
+        guard order != .byID else { return encode(recording.id) }
+        let position = order.position(after: recording)
+        return Data("r1:\(order.sort.rawValue):\(order.descending ? "d" : "a"):\(position.key):\(position.id)".utf8).base64EncodedString()
+    }
+
+    /// Where a recordings listing in `order` continues: after the id (in id order) or the
+    /// position a cursor of ``encode(after:in:)`` holds; a cursor of another order is refused.
+    static func recordingContinuation(_ cursor: String?, in order: RecordingOrder) throws(RPCError) -> (afterID: Int64?, after: RecordingPosition?) {
+        guard let cursor else { return (nil, nil) }
+        guard order != .byID else { return (try decode(cursor), nil) }
+        let wrongOrder = RPCError.invalidParams(
+            "the cursor continues a listing in another order; ask for the same sort and direction, or start again without a cursor",
+            data: ["cursor": .string(cursor)])
+        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8), text.hasPrefix("r1:") else {
+            _ = try decode(cursor)
+            throw wrongOrder
+        }
+        let parts = text.dropFirst(3).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, let key = Double(parts[2]), key.isFinite, let id = Int64(parts[3]) else {
+            throw .invalidParams("the cursor is not one this daemon issued; start again without a cursor", data: ["cursor": .string(cursor)])
+        }
+        guard parts[0] == order.sort.rawValue, parts[1] == (order.descending ? "d" : "a") else { throw wrongOrder }
+        return (nil, RecordingPosition(key: key, id: id))
     }
 }

@@ -13,14 +13,17 @@ struct RecordingMethods: Sendable {
         let store = self.store
         table.register(StenoMethods.recordingsList, access: .user) { call, params in
             let limit = try PageCursor.limit(params.limit)
+            let sort = params.sort ?? .recorded
+            let order = RecordingOrder(sort: sort, descending: params.descending ?? sort.isDescendingByDefault)
+            let (afterID, after) = try PageCursor.recordingContinuation(params.cursor, in: order)
             var query = RecordingQuery(
-                status: params.status, from: params.from, to: params.to,
-                afterID: try params.cursor.map(PageCursor.decode), limit: limit + 1, visibleTo: Self.visibility(of: call.caller),
-                withWarnings: params.warnings ?? false)
+                status: params.status, from: params.from, to: params.to, afterID: afterID, order: order, after: after,
+                limit: limit + 1, visibleTo: Self.visibility(of: call.caller), withWarnings: params.warnings ?? false)
             if let owner = params.owner { query.ownerID = try await store.user(matching: owner).id }
             let recordings = try await store.recordings(query)
             let page = Array(recordings.prefix(limit))
-            return Page(items: page, nextCursor: recordings.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
+            return Page(
+                items: page, nextCursor: recordings.count > limit ? page.last.map { PageCursor.encode(after: $0, in: order) } : nil)
         }
         table.register(StenoMethods.recordingsGet, access: .user) { call, params in
             var recording = try await store.recording(id: params.id, visibleTo: Self.visibility(of: call.caller))

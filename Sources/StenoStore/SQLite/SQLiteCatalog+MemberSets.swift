@@ -37,6 +37,27 @@ extension SQLiteCatalog {
         return ids
     }
 
+    /// `user`'s visible recordings in ascending `sort` order, as held for `generation` or read
+    /// now in `db` (each key by its recording's id).
+    func visibleRecordingOrder(_ db: Database, of user: Int64, sort: RecordingSort, generation: UInt64) throws -> HeldRecordingOrder {
+        if let held = visibleSets.sets(of: user, at: generation)?.recordingOrder, held.sort == sort { return held }
+        let ids = try visibleRecordingIDs(db, of: user, generation: generation)
+        var keys: [RecordingPosition] = []
+        keys.reserveCapacity(ids.count)
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.recordingKeysStatement(sort)), arguments: [Self.jsonArray(ids)])
+        while let row = try rows.next() { keys.append(RecordingPosition(key: row[1], id: row[0])) }
+        let held = HeldRecordingOrder(sort: sort, keys: keys)
+        visibleSets.store(.init(recordingOrder: held), of: user, at: generation)
+        return held
+    }
+
+    /// The id and `sort` key of each recording of the JSON array `?`, each read by its id (its
+    /// plan is checked by tests).
+    static func recordingKeysStatement(_ sort: RecordingSort) -> String {
+        let key = RecordingOrder(sort: sort, descending: false).sqlKey(rangeGiven: false)
+        return "SELECT r.id, CAST(\(key) AS REAL) FROM json_each(?) visible CROSS JOIN recordings r ON r.id = visible.value"
+    }
+
     /// `user`'s visible meetings' ids in ascending order, as held for `generation` or made now
     /// from the set (read in `db` if need be).
     func visibleMeetingIDs(_ db: Database, of user: Int64, generation: UInt64) throws -> [Int64] {

@@ -42,6 +42,7 @@ extension SQLiteCatalog {
                 return try Self.recordingsWithPaths(
                     db, rows: Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments), withTranscript: false)
             }
+            guard query.order == .byID else { return try orderedRecordings(db, query, generation: generation) }
             guard let viewer = query.visibleTo else {
                 // An admin's page: the recordings just after the cursor in id order, then (when
                 // they were too few) the rest through the filters' indexes (see `recordingListing`).
@@ -106,6 +107,15 @@ extension SQLiteCatalog {
             conditions.append("r.id <= ?")
             _ = arguments.append(contentsOf: [query.afterID ?? 0, recordingWindowEnd(of: query)])
         }
+        appendFilters(of: query, to: &conditions, arguments: &arguments)
+        // The page's ids first, from the index alone; then only their rows. Selected whole, a
+        // range read every recording in it (and sorted the rows) for each page of an `--all`.
+        let pageIDs = "SELECT r.id FROM \(source) WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(max(0, query.limit))"
+        return (recordingSelect(whereSQL: "r.id IN (\(pageIDs))", limit: nil, withTranscript: false), arguments)
+    }
+
+    /// The conditions of `query`'s filters (owner, status, warnings, range) over `r`.
+    static func appendFilters(of query: RecordingQuery, to conditions: inout [String], arguments: inout StatementArguments) {
         if let owner = query.ownerID {
             conditions.append("r.owner_id = ?")
             _ = arguments.append(contentsOf: [owner])
@@ -123,10 +133,67 @@ extension SQLiteCatalog {
             conditions.append("r.recorded_at < ?")
             _ = arguments.append(contentsOf: [Self.milliseconds(to)])
         }
-        // The page's ids first, from the index alone; then only their rows. Selected whole, a
-        // range read every recording in it (and sorted the rows) for each page of an `--all`.
-        let pageIDs = "SELECT r.id FROM \(source) WHERE \(conditions.joined(separator: " AND ")) ORDER BY r.id LIMIT \(max(0, query.limit))"
+    }
+
+    /// A page in another order than by id: an admin's walks the order's index from the
+    /// position; a member's takes the candidates from their held order, a chunk at a time.
+    func orderedRecordings(_ db: Database, _ query: RecordingQuery, generation: UInt64) throws -> [Recording] {
+        func page(_ query: RecordingQuery, among visible: [Int64]? = nil) throws -> [Recording] {
+            let (sql, arguments) = Self.orderedRecordingListing(query, among: visible)
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            return query.order.sorted(try Self.recordingsWithPaths(db, rows: rows, withTranscript: false))
+        }
+        guard let viewer = query.visibleTo else { return try page(query) }
+        let held = try visibleRecordingOrder(db, of: viewer, sort: query.order.sort, generation: generation)
+        let candidates = held.candidates(after: query.after, descending: query.order.descending)
+        var chunks = MemberPageCandidates.Chunks(candidates, wanted: query.limit)
+        var chunkQuery = query
+        chunkQuery.after = nil
+        var found: [Recording] = []
+        while let chunk = chunks.next(found: found.count) {
+            chunkQuery.limit = chunk.wanted
+            found += try page(chunkQuery, among: chunk.ids)
+        }
+        return found
+    }
+
+    /// The statement of a page in `query.order` and its arguments (its plans are checked by
+    /// tests): the page's ids through the order's index (for a member, among `visible`, already
+    /// after the position), then their rows.
+    static func orderedRecordingListing(_ query: RecordingQuery, among visible: [Int64]? = nil) -> (sql: String, arguments: StatementArguments) {
+        var source = "recordings r"
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if visible == nil, !query.hasRange {
+            // Without statistics SQLite takes any equality on an indexed column (`--status
+            // ready`, `--owner`) to pick a few rows, and would sort everything it matches for
+            // each page: the order's index is walked instead, from the position until the page
+            // is full.
+            source += " " + orderedWalk(query.order.sort)
+        }
+        if let visible {
+            source = "json_each(?) visible CROSS JOIN recordings r ON r.id = visible.value"
+            _ = arguments.append(contentsOf: [jsonArray(visible)])
+        } else if let after = query.after {
+            conditions.append(query.order.sqlAfter(rangeGiven: query.hasRange, key: "?", repeatedKey: "?", id: "?"))
+            let key: any DatabaseValueConvertible = query.order.keyIsInteger ? Int64(after.key) : after.key
+            _ = arguments.append(contentsOf: [key, key, after.id])
+        }
+        appendFilters(of: query, to: &conditions, arguments: &arguments)
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let pageIDs = "SELECT r.id FROM \(source)\(filter) ORDER BY \(query.order.sqlOrderBy(rangeGiven: query.hasRange)) LIMIT \(max(0, query.limit))"
         return (recordingSelect(whereSQL: "r.id IN (\(pageIDs))", limit: nil, withTranscript: false), arguments)
+    }
+
+    /// How an admin's page in `sort` order without a range reads the recordings: through the
+    /// order's index, or the table itself in id order.
+    static func orderedWalk(_ sort: RecordingSort) -> String {
+        switch sort {
+        case .recorded: "INDEXED BY recordings_recorded_order"
+        case .ingested: "INDEXED BY recordings_created"
+        case .length: "INDEXED BY recordings_length"
+        case .id: "NOT INDEXED"
+        }
     }
 
     public func recording(id: Int64, visibleTo userID: Int64?) async throws -> Recording {

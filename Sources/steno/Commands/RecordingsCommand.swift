@@ -9,7 +9,7 @@ struct RecordingsCommand: ParsableCommand {
         commandName: "recordings", abstract: "List and inspect recordings.",
         discussion: """
             Examples:
-              steno recordings             # the newest recordings you may see
+              steno recordings             # the recordings you may see, newest first
               steno recordings --failed    # files that could not be read, and why
               steno recordings show 7      # one in full: its meeting, paths, format
               steno recordings explain 7   # why it is linked as it is
@@ -19,10 +19,14 @@ struct RecordingsCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List recordings you may see (admins: all).",
             discussion: """
+                By default the newest recording first, by when it started (a file that could not be read, by when it was catalogued). --sort ingested and --sort length also put the largest first, --sort id counts up; --reverse turns any of them around. The order holds across every page.
+
                 Examples:
                   steno recordings --owner alice --from monday   # alice's, since Monday
                   steno recordings --warnings                    # files cut short, sidecars that disagree
                   steno recordings list --all -o csv             # every row, as CSV
+                  steno recordings --sort length                 # the longest first
+                  steno recordings --sort ingested --reverse     # in the order they were catalogued
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var list: ListOptions
@@ -32,6 +36,8 @@ struct RecordingsCommand: ParsableCommand {
         @Flag(name: .long, help: "Only recordings with warnings (a file cut short, a sidecar that disagrees).") var warnings = false
         @Option(name: .long, parsing: .unconditional, help: "Recorded on or after this date or time. \(DateArgument.help)") var from: DateArgument?
         @Option(name: .long, parsing: .unconditional, help: "Recorded up to this date (the whole day included) or before this time.") var to: DateArgument?
+        @Option(name: .long, help: "recorded (newest first), ingested (latest first), length (longest first) or id.") var sort: RecordingSort = .recorded
+        @Flag(name: .long, help: "The other way round.") var reverse = false
 
         func validate() throws {
             _ = try DateArgument.range(from: from, to: to, in: global.timeZone)
@@ -51,7 +57,7 @@ struct RecordingsCommand: ParsableCommand {
                             StenoMethods.recordingsList,
                             RecordingListParams(
                                 owner: owner, status: status, warnings: warnings ? true : nil, from: start, to: end,
-                                cursor: cursor, limit: size))
+                                sort: sort, descending: sort.isDescendingByDefault != reverse, cursor: cursor, limit: size))
                     }
                 }
             }
@@ -177,3 +183,4 @@ struct RecordingsCommand: ParsableCommand {
 }
 
 extension RecordingStatus: ExpressibleByArgument {}
+extension RecordingSort: ExpressibleByArgument {}
