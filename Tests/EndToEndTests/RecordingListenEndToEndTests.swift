@@ -27,7 +27,7 @@ struct RecordingListenEndToEndTests {
     }
 
     /// Alice's design review with bob, her recording of it linked; a folder anyone may write.
-    func setUp() throws -> (daemon: TestDaemon, recording: Int64, original: String, scratch: String) {
+    func setUp(transcript: String? = nil, moreAttendees: [String] = []) throws -> (daemon: TestDaemon, recording: Int64, original: String, scratch: String) {
         let daemon = try sharedSocketDaemon(extraConfig: VisibilityEndToEndTests.config)
         for (name, uid) in [("alice", otherUID), ("bob", secondUID), ("carol", Self.carolUID)] {
             #expect(try steno(daemon, ["users", "add", name, "--email", "\(name)@example.com", "--uid", String(uid)]).status == 0)
@@ -36,10 +36,14 @@ struct RecordingListenEndToEndTests {
         try ICalendarText.calendar(
             ICalendarText.event(
                 uid: "review-1", title: "Design review", start: day.addingTimeInterval(10 * 3600), end: day.addingTimeInterval(11 * 3600),
-                organizer: "alice@example.com", attendees: ["PARTSTAT=ACCEPTED;CN=Bob:mailto:bob@example.com"])
+                organizer: "alice@example.com", attendees: ["PARTSTAT=ACCEPTED;CN=Bob:mailto:bob@example.com"] + moreAttendees)
         ).write(toFile: calendar, atomically: true, encoding: .utf8)
         let added = try steno(daemon, ["accounts", "add", "ics", calendar, "--owner", "alice", "--wait"])
         try #require(added.status == 0, "\(added.stderr)")
+        if let transcript {
+            try FileManager.default.createDirectory(atPath: daemon.inboxDirectory + "/alice", withIntermediateDirectories: true)
+            try Data(transcript.utf8).write(to: URL(fileURLWithPath: daemon.inboxDirectory + "/alice/review.txt"))
+        }
         try VisibilityEndToEndTests().drop(daemon, owner: "alice", "review", at: day.addingTimeInterval(10.05 * 3600), seed: 31)
         // Alice's folder is hers alone, as it must be.
         chmod(daemon.inboxDirectory + "/alice", 0o700)
@@ -92,6 +96,51 @@ struct RecordingListenEndToEndTests {
             #expect(!FileManager.default.fileExists(atPath: scratch + "/carol.wav"))
         }
         #expect(daemon.log.contains("recording opened"), "\(daemon.log.suffix(1000))")
+    }
+
+    /// Bob takes the design review along: alice's recording copied through its descriptor, its
+    /// transcript, the meeting with its attendees, names safe for any filesystem; carol, not
+    /// invited, gets nothing, and an export never writes over a file already there.
+    @Test func anAttendeeExportsTheMeetingWithItsRecordingTranscriptAndAttendees() throws {
+        let (daemon, id, original, scratch) = try setUp(
+            transcript: "We agreed on the new layout.\n", moreAttendees: ["PARTSTAT=TENTATIVE;CN=\"=HYPERLINK(1)\":mailto:mallory@example.com"])
+        defer { daemon.shutdown() }
+        let links = try daemon.client().call(StenoMethods.linksList, LinkListParams(limit: 10)).items
+        let meeting = try #require(links.first { $0.recording == id }?.meeting)
+        let folder = scratch + "/review"
+        let exported = try command(daemon, as: secondUID, ["meetings", "export", String(meeting), "-o", folder])
+        #expect(exported.status == 0, "\(exported.stdout) \(exported.stderr)")
+        #expect(exported.stdout.contains("1 recording") && exported.stdout.contains("1 transcript"), "\(exported.stdout)")
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+        let stem = "recording-\(id)-alice"
+        #expect(names == [stem + ".wav", stem + ".transcript.txt", "meeting.json", "attendees.csv"], "\(names)")
+        #expect(FileManager.default.contentsEqual(atPath: original, andPath: "\(folder)/\(stem).wav"))
+        #expect(try String(contentsOfFile: "\(folder)/\(stem).transcript.txt", encoding: .utf8).contains("new layout"))
+        let json = try JSONValue.parse(try String(contentsOfFile: folder + "/meeting.json", encoding: .utf8))
+        #expect(json["meeting"]?["title"]?.stringValue == "Design review")
+        #expect(json["attendees"]?.arrayValue?.compactMap { $0["email"]?.stringValue }.contains("bob@example.com") == true, "\(json)")
+        #expect(json["recordings"]?.arrayValue?.first?["file"]?.stringValue == stem + ".wav", "\(json)")
+        let csv = try String(contentsOfFile: folder + "/attendees.csv", encoding: .utf8)
+        #expect(csv.hasPrefix("EMAIL,NAME,ROLE,RESPONSE\n"), "\(csv)")
+        #expect(csv.contains("bob@example.com,Bob,"), "\(csv)")
+        #expect(csv.contains("mallory@example.com,'=HYPERLINK(1)"), "a formula from a calendar is written inert: \(csv)")
+
+        // Again into the same folder: nothing is overwritten, nothing written.
+        let again = try command(daemon, as: secondUID, ["meetings", "export", String(meeting), "-o", folder])
+        #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again.stderr)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == names)
+
+        // Without -o, a folder named after the meeting, in the current folder.
+        let here = try runAs(
+            uid: secondUID, "/bin/sh",
+            ["-c", "cd \"$3\" && \"$0\" --socket \"$1\" meetings export \"$2\"", try TestDaemon.executable(named: "steno"),
+             daemon.socketPath, String(meeting), scratch])
+        #expect(here.status == 0, "\(here.stderr)")
+        let made = try FileManager.default.contentsOfDirectory(atPath: scratch).filter { $0.hasSuffix("Design review") }
+        #expect(made.count == 1 && made.first?.hasPrefix(String(ICalendarText.yesterday.description.prefix(4))) == true, "\(made)")
+
+        let refused = try command(daemon, as: Self.carolUID, ["meetings", "export", String(meeting), "-o", scratch + "/carol"])
+        #expect(refused.status != 0 && !FileManager.default.fileExists(atPath: scratch + "/carol"), "\(refused.stdout) \(refused.stderr)")
     }
 
     @Test func filesGoneChangedOrReplacedByASymlinkAreRefusedWithTheReason() throws {

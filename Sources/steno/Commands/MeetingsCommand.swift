@@ -17,7 +17,7 @@ struct MeetingsCommand: ParsableCommand {
               # one meeting in full
               steno meetings show 16
             """,
-        subcommands: [List.self, Show.self, Create.self, Rename.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, Export.self, Create.self, Rename.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(

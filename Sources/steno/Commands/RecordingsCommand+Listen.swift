@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import Foundation
 import StenoAPI
+import StenoCore
 
 /// A recording's file as the daemon hands it over (`recordings.open`): the open descriptor,
 /// closed when the value goes.
@@ -20,16 +21,33 @@ final class OpenedRecording {
     deinit { close(descriptor) }
 
     /// A file name for the recording: `recording-ID.EXT`.
-    var fileName: String {
-        let ext: String
+    var fileName: String { "recording-\(result.recording).\(fileExtension)" }
+
+    /// The extension players know the recording's container by.
+    var fileExtension: String {
         switch result.format {
-        case "wav", "rf64": ext = "wav"
-        case "mp4": ext = "m4a"
-        case "matroska": ext = "mka"
-        case let format?: ext = format
-        case nil: ext = "audio"
+        case "wav", "rf64": "wav"
+        case "mp4": "m4a"
+        case "matroska": "mka"
+        case let format?: PortableFileName.make(format, fallback: "audio")
+        case nil: "audio"
         }
-        return "recording-\(result.recording).\(ext)"
+    }
+
+    /// Saves the whole file as a new file at `path` (never over an existing one); a copy cut
+    /// short is removed.
+    func save(to path: String) throws {
+        let target = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard target >= 0 else {
+            throw CLIFailure(message: "cannot create \(path): \(String(cString: strerror(errno)))", exitCode: 1)
+        }
+        defer { close(target) }
+        do {
+            try copy(to: target)
+        } catch {
+            unlink(path)
+            throw error
+        }
     }
 
     /// Copies the whole file to `output`, at disk speed (`sendfile` where both ends allow it).
@@ -159,17 +177,7 @@ extension RecordingsCommand {
                     return try opened.copy(to: STDOUT_FILENO)
                 }
                 let path = output ?? opened.fileName
-                let target = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-                guard target >= 0 else {
-                    throw CLIFailure(message: "cannot create \(path): \(String(cString: strerror(errno)))", exitCode: 1)
-                }
-                defer { close(target) }
-                do {
-                    try opened.copy(to: target)
-                } catch {
-                    unlink(path)
-                    throw error
-                }
+                try opened.save(to: path)
                 Output.line("saved recording \(id) (\(opened.result.size) bytes) to \(TerminalText.clean(path))")
             }
         }
