@@ -115,7 +115,10 @@ extension PageCursor {
             throw wrongOrder
         }
         let parts = text.dropFirst(3).split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 4, let key = Double(parts[2]), key.isFinite, let id = Int64(parts[3]) else {
+        // A whole-number key must be one a 64-bit integer holds: a forged one is refused, never converted.
+        guard parts.count == 4, let key = Double(parts[2]), key.isFinite, !order.keyIsInteger || Int64(exactly: key) != nil,
+            let id = Int64(parts[3])
+        else {
             throw .invalidParams("the cursor is not one this daemon issued; start again without a cursor", data: ["cursor": .string(cursor)])
         }
         guard parts[0] == order.sort.rawValue, parts[1] == (order.descending ? "d" : "a") else { throw wrongOrder }
