@@ -113,6 +113,25 @@ struct LinkBenchmark: AsyncParsableCommand {
         print("\n\(occurrences) occurrences, \(recordings) recordings: \(pass ? "PASS" : "FAIL")")
     }
 
+    /// Meeting `number` of user `owner` as their own calendar holds it: organised by them, with
+    /// one colleague invited, and whoever else is given.
+    static func organizersCopy(
+        owner: Int, number: Int, users: Int, start: Date, spacing: Double, alsoInvited: [Attendee] = []
+    ) -> ResourceUpdate {
+        let uid = "u\(owner)-e\(number)"
+        let other = "user\((owner + 1 + number % 7) % users)@bench.example"
+        return ResourceUpdate(resource: uid, occurrences: [
+            EventOccurrence(
+                remoteID: uid, iCalUID: uid, seriesUID: uid, meetingIdentity: uid, title: "Meeting \(number % 97)", start: start,
+                end: start.addingTimeInterval(min(1800, spacing * 0.8)),
+                organizer: Attendee(email: "user\(owner)@bench.example", role: .organizer, response: .accepted),
+                attendees: [Attendee(email: other, response: number % 5 == 0 ? .declined : .accepted)] + alsoInvited),
+        ])
+    }
+
+    /// The calendar every generated account holds its meetings in.
+    static let calendar = CalendarDescriptor(remoteID: "cal", name: "Bench")
+
     /// Fills the catalog: users with one calendar each, evenly spread occurrences over 2026,
     /// recordings mostly inside meetings, some between them. Returns the recording ids.
     func generate(into catalog: SQLiteCatalog) async throws -> [Int64] {
@@ -134,18 +153,10 @@ struct LinkBenchmark: AsyncParsableCommand {
             for number in 0..<perUser {
                 let start = year.addingTimeInterval(Double(number) * spacing)
                 starts.append(start)
-                let uid = "u\(index)-e\(number)"
-                let other = "user\((index + 1 + number % 7) % users)@bench.example"
-                chunk.append(ResourceUpdate(resource: uid, occurrences: [
-                    EventOccurrence(
-                        remoteID: uid, iCalUID: uid, seriesUID: uid, meetingIdentity: uid, title: "Meeting \(number % 97)", start: start,
-                        end: start.addingTimeInterval(min(1800, spacing * 0.8)),
-                        organizer: Attendee(email: "user\(index)@bench.example", role: .organizer, response: .accepted),
-                        attendees: [Attendee(email: other, response: number % 5 == 0 ? .declined : .accepted)]),
-                ]))
+                chunk.append(Self.organizersCopy(owner: index, number: number, users: users, start: start, spacing: spacing))
                 if chunk.count == 5000 || number == perUser - 1 {
                     _ = try await catalog.applyCalendarChanges(
-                        CalendarChangeSet(calendar: CalendarDescriptor(remoteID: "cal", name: "Bench"), scope: .incremental, updatedResources: chunk),
+                        CalendarChangeSet(calendar: Self.calendar, scope: .incremental, updatedResources: chunk),
                         accountID: account.id, now: Date())
                     chunk.removeAll(keepingCapacity: true)
                 }

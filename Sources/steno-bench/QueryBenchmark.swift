@@ -41,7 +41,9 @@ struct QueryBenchmark: AsyncParsableCommand {
         }
     }
     /// The generated catalog with the member's calendar and every recording linked.
-    var queryTemplate: String { "\(directory)/queries-\(users)-\(occurrences)-\(recordings)-\(memberMeetings).sqlite" }
+    /// (`v2`: the member is invited in the organisers' copies, which a member's own copy of a
+    /// meeting needs to join it.)
+    var queryTemplate: String { "\(directory)/queries-v2-\(users)-\(occurrences)-\(recordings)-\(memberMeetings).sqlite" }
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -122,7 +124,8 @@ struct QueryBenchmark: AsyncParsableCommand {
     }
 
     /// A member with their own calendar holding copies of others' meetings (same meeting
-    /// identity, so the same meetings), spread over the year and over their organisers.
+    /// identity), spread over the year and over their organisers, who invite the member in their
+    /// own copies: a member's copy joins a meeting only when the organiser's copy vouches for it.
     func addMember(to catalog: SQLiteCatalog) async throws {
         let year = Date(timeIntervalSince1970: 1_767_225_600)
         let perUser = max(1, occurrences / users)
@@ -131,11 +134,15 @@ struct QueryBenchmark: AsyncParsableCommand {
         let account = try await catalog.addAccount(
             CalendarAccountDraft(provider: .ics, ownerID: member.id, displayName: "bench-member"), now: Date())
         var updates: [ResourceUpdate] = []
+        var invitations: [Int: [ResourceUpdate]] = [:]
+        let invited = Attendee(email: "member@bench.example", response: .accepted)
         for index in 0..<memberMeetings {
             let owner = index % users
             let number = (index / users * 7919 + index * 31) % perUser
             let uid = "u\(owner)-e\(number)"
             let start = year.addingTimeInterval(Double(number) * spacing)
+            invitations[owner, default: []].append(
+                LinkBenchmark.organizersCopy(owner: owner, number: number, users: users, start: start, spacing: spacing, alsoInvited: [invited]))
             updates.append(ResourceUpdate(resource: uid, occurrences: [
                 EventOccurrence(
                     remoteID: uid, iCalUID: uid, seriesUID: uid, meetingIdentity: uid, title: "Meeting \(number % 97)", start: start,
@@ -143,6 +150,13 @@ struct QueryBenchmark: AsyncParsableCommand {
                     organizer: Attendee(email: "user\(owner)@bench.example", role: .organizer, response: .accepted),
                     attendees: [Attendee(email: "member@bench.example", response: .accepted)]),
             ]))
+        }
+        let organisers = Dictionary(
+            try await catalog.accounts(ownerID: nil).map { ($0.displayName, $0.id) }, uniquingKeysWith: { first, _ in first })
+        for (owner, copies) in invitations {
+            guard let accountID = organisers["bench-\(owner)"] else { throw QueryBenchError.empty("no calendar account bench-\(owner)") }
+            _ = try await catalog.applyCalendarChanges(
+                CalendarChangeSet(calendar: LinkBenchmark.calendar, scope: .incremental, updatedResources: copies), accountID: accountID, now: Date())
         }
         _ = try await catalog.applyCalendarChanges(
             CalendarChangeSet(calendar: CalendarDescriptor(remoteID: "cal", name: "Member"), scope: .incremental, updatedResources: updates),
