@@ -4,7 +4,7 @@ import PackageDescription
 /// Steno: a catalog of meeting recordings linked to the calendar meetings they captured.
 ///
 /// Dependencies point inward: StenoCore (pure domain) and StenoJSON (the JSON codec) ← StenoTOML
-/// and the adapters (API, Store, Media, Calendar) ← StenoService (daemon wiring) ← thin
+/// and the adapters (API, Catalog ← SQLite and PostgreSQL, Media, Calendar) ← StenoService (daemon wiring) ← thin
 /// executables. Every target declares each module it imports (PackageManifestTests checks).
 let package = Package(
     name: "Steno",
@@ -47,11 +47,15 @@ let package = Package(
 
         // MARK: Adapters.
         .target(name: "StenoAPI", dependencies: ["StenoCore", "StenoJSON"]),
+        // The catalog as the application sees it: the store protocols, their errors, and the
+        // rules and SQL fragments both backends share. No database driver.
+        .target(name: "StenoCatalog", dependencies: ["StenoCore", "StenoJSON"]),
+        // The embedded catalog: SQLite through GRDB (Schema/migrations/).
         .target(
-            name: "StenoStore",
+            name: "StenoSQLite",
             // GRDBSQLite: SQLite's C API, for binding the mirror's bulk writes directly.
             dependencies: [
-                "StenoCore", "StenoJSON", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                "StenoCatalog", "StenoCore", "StenoJSON", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             plugins: ["EmbedSchemaPlugin"]
@@ -60,7 +64,7 @@ let package = Package(
         .target(
             name: "StenoPostgres",
             dependencies: [
-                "StenoCore", "StenoJSON", "StenoStore",
+                "StenoCatalog", "StenoCore", "StenoJSON",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,7 +92,7 @@ let package = Package(
         .target(
             name: "StenoService",
             dependencies: [
-                "StenoCore", "StenoJSON", "StenoTOML", "StenoAPI", "StenoStore", "StenoPostgres", "StenoMedia", "StenoCalendar",
+                "StenoCore", "StenoJSON", "StenoTOML", "StenoAPI", "StenoCatalog", "StenoSQLite", "StenoPostgres", "StenoMedia", "StenoCalendar",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -127,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "steno-bench",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoStore", "StenoCalendar", "StenoPostgres",
+                "StenoService", "StenoAPI", "StenoTesting", "StenoMedia", "StenoCore", "StenoCatalog", "StenoSQLite", "StenoCalendar", "StenoPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,9 +170,9 @@ let package = Package(
         .testTarget(name: "StenoAPITests", dependencies: ["StenoAPI", "StenoCore"]),
         // One set of store tests, run against SQLite and a private PostgreSQL cluster.
         .testTarget(
-            name: "StenoStoreTests",
+            name: "StenoCatalogTests",
             dependencies: [
-                "StenoStore", "StenoPostgres", "StenoCore", "StenoJSON", "StenoTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "StenoCatalog", "StenoSQLite", "StenoPostgres", "StenoCore", "StenoJSON", "StenoTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "StenoMediaTests", dependencies: ["StenoMedia", "StenoTesting", "StenoTestTraits"]),
@@ -178,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "StenoServiceTests",
             dependencies: [
-                "StenoService", "StenoAPI", "StenoCore", "StenoStore", "StenoMedia", "StenoCalendar", "StenoTesting", "StenoTestTraits",
+                "StenoService", "StenoAPI", "StenoCore", "StenoCatalog", "StenoSQLite", "StenoMedia", "StenoCalendar", "StenoTesting", "StenoTestTraits",
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,16 +1,13 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Calendar accounts: their settings, sealed credentials, sync state and health. Each change is
 /// one statement, so daemons sharing the catalog never lose each other's updates.
 extension PostgresCatalog {
-    /// The columns ``account(_:)`` reads, the same on both backends.
-    static var accountColumns: String { SQLiteCatalog.accountColumns }
-
     public func addAccount(_ draft: CalendarAccountDraft, limit: MemberLimit?, now: Date) async throws -> CalendarAccount {
-        let settings = try SQLiteCatalog.encodeSettings(draft.settings)
+        let settings = try AccountSettingsColumn.text(draft.settings)
         let milliseconds = Self.milliseconds(now)
         return try await transaction { tx in
             // The owner's row stays locked, so the owner cannot go between the check and the insert.
@@ -24,7 +21,7 @@ extension PostgresCatalog {
                 VALUES (\(draft.provider.rawValue), \(draft.ownerID), \(draft.displayName), \(settings), \(draft.sealedSecret),
                     \(milliseconds), \(milliseconds), \(milliseconds))
                 ON CONFLICT (provider, owner_id, display_name) DO NOTHING
-                RETURNING \(unescaped: Self.accountColumns)
+                RETURNING \(unescaped: CatalogSQL.accountColumns)
                 """)
             if let inserted { return try Self.account(inserted) }
             let existing = try await tx.row(
@@ -40,21 +37,21 @@ extension PostgresCatalog {
     public func accounts(ownerID: Int64?) async throws -> [CalendarAccount] {
         try await rows(
             """
-            SELECT \(unescaped: Self.accountColumns) FROM calendar_accounts
+            SELECT \(unescaped: CatalogSQL.accountColumns) FROM calendar_accounts
             WHERE \(ownerID)::bigint IS NULL OR owner_id = \(ownerID) ORDER BY id
             """
         ).map(Self.account)
     }
 
     public func account(id: Int64) async throws -> CalendarAccount {
-        guard let row = try await row("SELECT \(unescaped: Self.accountColumns) FROM calendar_accounts WHERE id = \(id)") else {
+        guard let row = try await row("SELECT \(unescaped: CatalogSQL.accountColumns) FROM calendar_accounts WHERE id = \(id)") else {
             throw StoreError.notFound(entity: "calendar account", reference: String(id))
         }
         return try Self.account(row)
     }
 
     public func removeAccount(id: Int64) async throws -> CalendarAccount {
-        guard let row = try await row("DELETE FROM calendar_accounts WHERE id = \(id) RETURNING \(unescaped: Self.accountColumns)") else {
+        guard let row = try await row("DELETE FROM calendar_accounts WHERE id = \(id) RETURNING \(unescaped: CatalogSQL.accountColumns)") else {
             throw StoreError.notFound(entity: "calendar account", reference: String(id))
         }
         return try Self.account(row)
@@ -76,7 +73,7 @@ extension PostgresCatalog {
     public func renewAccount(
         id: Int64, displayName: String, settings: [String: String], sealedSecret: Data?, movedCalendar: CalendarMove?, now: Date
     ) async throws -> CalendarAccount {
-        let settingsText = try SQLiteCatalog.encodeSettings(settings)
+        let settingsText = try AccountSettingsColumn.text(settings)
         let milliseconds = Self.milliseconds(now)
         return try await transaction { tx in
             guard let locked = try await tx.row("SELECT provider, owner_id FROM calendar_accounts WHERE id = \(id) FOR UPDATE") else {
@@ -103,7 +100,7 @@ extension PostgresCatalog {
                     """
                     UPDATE calendar_accounts SET display_name = \(displayName), settings = \(settingsText), secret = \(sealedSecret),
                         updated_at = \(milliseconds)
-                    WHERE id = \(id) RETURNING \(unescaped: Self.accountColumns)
+                    WHERE id = \(id) RETURNING \(unescaped: CatalogSQL.accountColumns)
                     """)
             else { throw StoreError.notFound(entity: "calendar account", reference: String(id)) }
             return try Self.account(row)
@@ -126,7 +123,7 @@ extension PostgresCatalog {
     }
 
     public func updateSettings(accountID: Int64, settings: [String: String]) async throws {
-        let text = try SQLiteCatalog.encodeSettings(settings)
+        let text = try AccountSettingsColumn.text(settings)
         try await updateAccount(
             "UPDATE calendar_accounts SET settings = \(text), updated_at = \(Self.milliseconds(Date())) WHERE id = \(accountID) RETURNING id",
             id: accountID)
@@ -186,7 +183,7 @@ extension PostgresCatalog {
             provider: CalendarProviderKind(rawValue: try columns["provider"].decode(String.self)) ?? .ics,
             ownerID: try columns["owner_id"].decode(Int64.self),
             displayName: try columns["display_name"].decode(String.self),
-            settings: SQLiteCatalog.decodeSettings(try columns["settings"].decode(String.self)),
+            settings: AccountSettingsColumn.settings(try columns["settings"].decode(String.self)),
             hasSecret: try columns["has_secret"].decode(Bool.self),
             syncState: try columns["sync_state"].decode(String?.self),
             capabilities: try columns["capabilities"].decode(String?.self),

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// A device's pushed events, applied to its account's mirror, and the change feeds that
 /// devices follow.
@@ -74,7 +74,7 @@ extension PostgresCatalog {
         case .visibleTo(let ownerID, let deviceAccountID):
             // Requests are addressed to one device: other devices of the owner must not
             // create the same event again.
-            scope = "\(SQLiteCatalog.eventConcerns("$4")) AND (a.id = $5 OR e.remote_id NOT LIKE '\(DeviceEventKeys.requestPrefix)%')"
+            scope = "\(CatalogSQL.eventConcerns("$4")) AND (a.id = $5 OR e.remote_id NOT LIKE '\(DeviceEventKeys.requestPrefix)%')"
             binds.append(ownerID)
             binds.append(deviceAccountID)
         }

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 /// Device sign-ins in progress; see ``DeviceSignInStore``. Finishing is one conditional
 /// statement, so of two daemons finishing one sign-in exactly one records its outcome.

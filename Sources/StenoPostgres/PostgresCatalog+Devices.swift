@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Devices, their tokens (hashes only) and pairing codes. A device is created under a lock on
 /// its owner's row, so two daemons cannot give one owner two devices of the same label; a
@@ -24,7 +24,7 @@ extension PostgresCatalog: DeviceStore {
         binds.append(Int64(max(0, limit)))
         return try await rows(
             PostgresQuery(
-                unsafeSQL: SQLiteCatalog.deviceSelect + " WHERE ($1::bigint IS NULL OR a.owner_id = $1) AND d.id > $2 ORDER BY d.id LIMIT $3",
+                unsafeSQL: CatalogSQL.deviceSelect + " WHERE ($1::bigint IS NULL OR a.owner_id = $1) AND d.id > $2 ORDER BY d.id LIMIT $3",
                 binds: binds)
         ).map(Self.device)
     }
@@ -141,7 +141,7 @@ extension PostgresCatalog: DeviceStore {
     static func deviceQuery<Value: PostgresEncodable>(where condition: String, _ value: Value) throws -> PostgresQuery {
         var binds = PostgresBindings()
         try binds.append(value)
-        return PostgresQuery(unsafeSQL: SQLiteCatalog.deviceSelect + " WHERE " + condition, binds: binds)
+        return PostgresQuery(unsafeSQL: CatalogSQL.deviceSelect + " WHERE " + condition, binds: binds)
     }
 
     static func device(_ row: PostgresRow) throws -> DeviceRecord {

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension PostgresCatalog: HistorySpanStore {
     public func claimHistorySpans(

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 /// What `stenod copy-catalog` copied: rows per table, in copy order.
 public struct CatalogCopyReport: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// One ingest pass written in one transaction (see `IngestStore.commitIngest`).
 extension PostgresCatalog: IngestStore {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 /// Idle workers of every daemon wake when any daemon enqueues: an enqueue that adds a job
 /// sends `NOTIFY steno_jobs` in its transaction (delivered on commit), and each daemon keeps

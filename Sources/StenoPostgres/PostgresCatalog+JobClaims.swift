@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// The life of a claim: claiming due jobs, renewing their leases, completing, failing or
 /// releasing them, and rescuing the jobs of workers that crashed or stalled.

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 import Synchronization
 
 /// The planner's statistics of the jobs table, kept fresh through bursts of enqueues.

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
 import StenoJSON
-import StenoStore
 
 /// Enqueueing, listing, retrying and cancelling jobs; the life of a claim is in
 /// `PostgresCatalog+JobClaims.swift`. The rules (valid drafts, what may be retried or

@@ -1,5 +1,5 @@
 import Foundation
-import StenoStore
+import StenoCatalog
 
 extension PostgresCatalog: LeaseStore {
     public func acquireLease(_ name: String, holder: String, duration: Duration, now: Date) async throws -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 import Synchronization
 
 /// Every statement borrows a pooled connection through ``PostgresCatalog/withLeasedConnection(_:)``,

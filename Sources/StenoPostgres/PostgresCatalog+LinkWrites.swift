@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Link writes: the link row with its cached event copy, the attendee cache and a history
 /// entry per change, for a whole batch of updates in a handful of set-based statements (bulk
@@ -21,7 +21,7 @@ extension PostgresCatalog {
     public func saveLinks(_ updates: [LinkUpdate]) async throws -> Set<Int64> {
         guard !updates.isEmpty else { return [] }
         // Updates of one recording are applied in order, each seeing the one before it.
-        let rounds = SQLiteCatalog.rounds(updates)
+        let rounds = LinkUpdate.rounds(updates)
         return try await transaction { tx in
             try await Self.lockTargets(tx, updates)
             var stale: Set<Int64> = []

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// What linking and revalidation read: a recording's facts, the events its owner may link to
 /// (with how the owner relates to each), and the stored links. The same queries as SQLite's,

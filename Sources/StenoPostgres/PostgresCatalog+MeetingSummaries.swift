@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Meeting summaries and attendees for a whole page of meetings in three set-based queries
 /// (four when some meetings take their attendees from the links' cache): each is a round trip.
@@ -89,6 +89,6 @@ extension PostgresCatalog {
                 attendees[meeting, default: []].append(storedAttendee(email: email, name: name, role: role, response: response))
             }
         }
-        return attendees.mapValues(SQLiteCatalog.distinctAttendees)
+        return attendees.mapValues(MeetingAttendees.distinct)
     }
 }

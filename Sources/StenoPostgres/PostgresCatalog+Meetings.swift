@@ -1,10 +1,10 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Meetings with their attendees and recordings, visibility enforced in the queries (the
-/// fragments of SQLiteCatalog+Visibility.swift, which are the same SQL here; a member's
+/// fragments of `CatalogSQL+Visibility.swift`, which both backends render; a member's
 /// listings read their held set, see PostgresCatalog+MemberSets.swift). A listing reads
 /// one snapshot (`REPEATABLE READ`) and builds all its summaries with four set-based queries,
 /// not four per meeting: each query is a round trip to the server.
@@ -89,7 +89,7 @@ extension PostgresCatalog: MeetingStore {
         if query.hideGone { conditions.append(liveOrRecorded) }
         if let attendees = attendeeMatches(query.withAny, values: &values) { conditions.append(attendees) }
         if let title = query.titleContains {
-            conditions.append("m.title ILIKE \(values.bind(SQLiteCatalog.likePattern(containing: title), as: "text")) ESCAPE '\\'")
+            conditions.append("m.title ILIKE \(values.bind(CatalogSQL.likePattern(containing: title), as: "text")) ESCAPE '\\'")
         }
         if let recorded = query.recorded {
             conditions.append((recorded ? "" : "NOT ") + "EXISTS (SELECT 1 FROM links l WHERE l.meeting_id = m.id AND l.state IN ('linked', 'orphaned'))")
@@ -111,7 +111,7 @@ extension PostgresCatalog: MeetingStore {
         var alternatives: [String] = []
         for match in matches {
             if case .email(let email) = match {
-                alternatives.append("m.id IN (\(SQLiteCatalog.meetingIDs(withEmail: values.bind(email, as: "citext"))))")
+                alternatives.append("m.id IN (\(CatalogSQL.meetingIDs(withEmail: values.bind(email, as: "citext"))))")
             } else if let pattern = match.likePattern, let search = match.searchWords {
                 let words = search.words.flatMap(SearchLexemes.words)
                 // The lexemes hold no positions, so a domain's words are all required rather than
@@ -122,7 +122,7 @@ extension PostgresCatalog: MeetingStore {
                 alternatives.append(
                     """
                     (m.id IN (SELECT s.meeting_id FROM meeting_search s WHERE s.lexemes @@ \(values.bind(query, as: "tsquery")))
-                     AND \(SQLiteCatalog.attendeeLike(values.bind(pattern, as: "text"), names: match.matchesNames, fold: PostgresNameFolding.sql)))
+                     AND \(CatalogSQL.attendeeLike(values.bind(pattern, as: "text"), names: match.matchesNames, fold: PostgresNameFolding.sql)))
                     """)
             }
         }
@@ -142,7 +142,7 @@ extension PostgresCatalog: MeetingStore {
         try await snapshot { tx in
             guard
                 try await tx.row(
-                    .numbered("SELECT 1 FROM meetings m WHERE m.id = $2 AND \(SQLiteCatalog.meetingVisible(to: "$1::bigint"))", [userID, id])
+                    .numbered("SELECT 1 FROM meetings m WHERE m.id = $2 AND \(CatalogSQL.meetingVisible(to: "$1::bigint"))", [userID, id])
                 ) != nil
             else { throw StoreError.notFound(entity: "meeting", reference: String(id)) }
             let meeting = try await Self.summariesAndAttendees(tx, ids: [id])

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 extension PostgresCatalog {
     /// Throws `limit`'s refusal when `ownerID` is a member who has its maximum already. The

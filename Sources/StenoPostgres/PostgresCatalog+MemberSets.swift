@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// A member's visible sets as ``VisibleSetCache`` holds them for PostgreSQL, stamped with the
 /// snapshot of the transaction that read them (`pg_current_snapshot()`: the transactions

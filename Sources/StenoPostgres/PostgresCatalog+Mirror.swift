@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Calendars and the mirror of their events. Change sets go through ``PostgresMirrorWriter``,
 /// one transaction each.
@@ -116,7 +116,7 @@ extension PostgresCatalog: CalendarStore {
         func instant(_ name: String) throws -> Date? { try columns[name].decode(Int64?.self).map(date(milliseconds:)) }
         let id = try columns["id"].decode(Int64.self)
         let invited = attendees[id] ?? []
-        let organizer = SQLiteCatalog.organizer(
+        let organizer = MeetingAttendees.organizer(
             email: try text("organizer_email"), name: try text("organizer_name"), response: try text("organizer_response"))
         let occurrence = EventOccurrence(
             remoteID: try columns["remote_id"].decode(String.self), iCalUID: try text("ical_uid"), seriesUID: try text("series_uid"),

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// The common case of an ingest commit written in three statements instead of three per file:
 /// files at paths the catalog does not know yet, with content it has not seen, become new

@@ -1,5 +1,6 @@
 import PostgresNIO
-import StenoStore
+import StenoCatalog
+import StenoCore
 
 /// Plain statements read straight from the server, for `steno-bench query`'s floor on
 /// PostgreSQL: the same fields of the same rows a listing answered, each read by one indexed
@@ -19,7 +20,7 @@ extension PostgresCatalog {
     /// word as a prefix), `$2` to `limit` and, given ids `among`, `$3` to them (a `bigint[]`);
     /// none when the text has no words.
     package func countRows(_ sql: String, searching text: String, limit: Int, among ids: [Int64]? = nil) async throws -> Int {
-        guard let words = try SQLiteCatalog.searchTerms(text)?.words else { return 0 }
+        guard let words = try SearchTerms.forStore(text)?.words else { return 0 }
         let query = SearchLexemes.prefixQuery(words)
         guard !query.isEmpty else { return 0 }
         return try await rows(.numbered(sql, [query, Int64(limit)] + (ids.map { [$0] } ?? []))).count

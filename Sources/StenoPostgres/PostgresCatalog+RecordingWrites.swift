@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Storing what reading a file found, and forgetting paths that are gone, inside the caller's
 /// transaction. Daemons may ingest at once: the path's row is locked while its ingest runs,
@@ -129,7 +129,7 @@ extension PostgresCatalog {
             (recordedAt, recordedAtSource, title) =
                 (metadata.recordedAt.map(PostgresCatalog.milliseconds), metadata.recordedAtSource?.rawValue, metadata.title)
             (iCalUIDHint, eventIDHint, providerHint) = (metadata.iCalUIDHint, metadata.eventIDHint, metadata.providerHint)
-            (sidecar, transcript, warnings) = (metadata.sidecarJSON, metadata.transcript, SQLiteCatalog.warningsJSON(metadata.warnings))
+            (sidecar, transcript, warnings) = (metadata.sidecarJSON, metadata.transcript, RecordingWarningsColumn.text(metadata.warnings))
             status = .ready
         }
 

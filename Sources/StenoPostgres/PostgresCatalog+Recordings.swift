@@ -1,10 +1,10 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Recordings and the inbox paths they live at. Who may see a recording is the SQL of
-/// `SQLiteCatalog.recordingVisible(to:)` for one recording, shared by both backends, and the
+/// `CatalogSQL.recordingVisible(to:)` for one recording, shared by both backends, and the
 /// set of `visibleRecordingIDs(of:)` for a listing.
 extension PostgresCatalog: RecordingStore {
     public func pathState(_ path: String) async throws -> PathState? {
@@ -132,7 +132,7 @@ extension PostgresCatalog: RecordingStore {
                 SELECT \(unescaped: Self.recordingColumns(withTranscript: true)) FROM recordings r LEFT JOIN users u ON u.id = r.owner_id
                 WHERE r.id = \(id)
                   AND EXISTS (SELECT 1 FROM (SELECT \(userID)::bigint AS id) viewer
-                              WHERE \(unescaped: SQLiteCatalog.recordingVisible(to: "viewer.id")))
+                              WHERE \(unescaped: CatalogSQL.recordingVisible(to: "viewer.id")))
                 """)
         }
         guard let recording = found.first else { throw StoreError.notFound(entity: "recording", reference: String(id)) }
@@ -198,7 +198,7 @@ extension PostgresCatalog {
             transcript: try cells[16].decode(String?.self), status: RecordingStatus(rawValue: status) ?? .pending,
             failureReason: try cells[18].decode(String?.self), createdAt: date(milliseconds: try cells[19].decode(Int64.self)),
             updatedAt: date(milliseconds: try cells[20].decode(Int64.self)),
-            warnings: SQLiteCatalog.warnings(fromJSON: try cells[21].decode(String?.self)))
+            warnings: RecordingWarningsColumn.warnings(fromJSON: try cells[21].decode(String?.self)))
     }
 
     /// Path states from rows of `path, recording_id, size, mtime, is_present`.

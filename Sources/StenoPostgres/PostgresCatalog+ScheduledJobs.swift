@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Cron fire times enqueued once across every daemon sharing the queue.
 extension PostgresCatalog {

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Full-text search over `meeting_search` and `recording_search`, finding what SQLite's FTS5
 /// finds for the same words: the rows hold the lexemes ``SearchLexemes`` makes (words folded
@@ -13,7 +13,7 @@ import StenoStore
 /// ``SearchHit/rankedAmongNewest`` matches of each kind only.
 extension PostgresCatalog {
     public func search(_ text: String, visibleTo userID: Int64?, offset: Int, limit: Int) async throws -> [SearchHit] {
-        guard let words = try SQLiteCatalog.searchTerms(text)?.words else { return [] }
+        guard let words = try SearchTerms.forStore(text)?.words else { return [] }
         let query = SearchLexemes.prefixQuery(words)
         guard !query.isEmpty else { return [] }
         let wanted = Int64(max(0, offset) + max(0, limit))

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 /// How store methods talk to the server: one statement on any pooled connection, or several
 /// in one transaction on one connection. Both turn the server's errors into `StoreError` where

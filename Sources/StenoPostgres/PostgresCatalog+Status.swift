@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 /// What `system.status` reports of the catalog, and backups, which are the server's business.
 extension PostgresCatalog: CatalogStatusStore, BackupStore {

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Users, their emails and their Unix uids. Writes lock the rows they read (`FOR UPDATE`) so
 /// two daemons changing the same user apply one change after the other; a name, email or uid

@@ -1,7 +1,7 @@
-import StenoStore
+import StenoCatalog
 
 /// What a member may see, as sets read through indexes, for listings and searches: the same
-/// meetings and recordings as the per-row conditions `SQLiteCatalog.meetingVisible(to:)` and
+/// meetings and recordings as the per-row conditions `CatalogSQL.meetingVisible(to:)` and
 /// `recordingVisible(to:)` (which single lookups by id still use), but computed once per query.
 /// Tested row by row, a member's first page of a filter matching few of their meetings walked
 /// every meeting in start order, each through three joins (over a second at 100,000 meetings).
@@ -12,7 +12,7 @@ extension PostgresCatalog {
     /// with `UNION`: PostgreSQL drops the repeats with a hash, and told of none (`UNION ALL`)
     /// the planner expected twice the meetings and chose slower plans for members' pages.
     static func visibleMeetingIDs(of viewer: String) -> String {
-        distinctParts(SQLiteCatalog.visibleMeetingIDs(of: viewer))
+        distinctParts(CatalogSQL.visibleMeetingIDs(of: viewer))
     }
 
     /// `sql`'s parts joined with `UNION` where SQLite's sets join them with `UNION ALL`.
@@ -26,7 +26,7 @@ extension PostgresCatalog {
         """
         SELECT r.id FROM recordings r WHERE r.owner_id = \(viewer)
         UNION SELECT l.recording_id FROM links l
-        WHERE l.meeting_id IN (\(distinctParts(SQLiteCatalog.concernedMeetingIDs(of: viewer)))) AND l.state IN ('linked', 'orphaned')
+        WHERE l.meeting_id IN (\(distinctParts(CatalogSQL.concernedMeetingIDs(of: viewer)))) AND l.state IN ('linked', 'orphaned')
         """
     }
 

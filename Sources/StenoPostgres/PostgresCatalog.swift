@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// The catalog on a PostgreSQL server, which several stenod daemons on several machines may
 /// share. SQLite (`SQLiteCatalog`) stays the embedded default; this implements the same store

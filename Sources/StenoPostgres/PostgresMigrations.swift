@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import StenoStore
+import StenoCatalog
 
 /// The migrations of `Schema/postgres/`, embedded at build time, and how they are applied.
 ///

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
+import StenoCatalog
 import StenoCore
 import StenoJSON
-import StenoStore
 
 /// Applies one ``CalendarChangeSet`` inside a transaction, with SQLite's semantics
 /// (`MirrorWriter`): a resource's occurrences are replaced as a whole within the window,

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
+import StenoSQLite
 import StenoService
-import StenoStore
 import StenoTesting
 
 /// Steno as `steno-bench caldav` runs it: a fresh catalog (SQLite) per run, the service's

@@ -5,9 +5,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
 import StenoService
-import StenoStore
 import StenoTesting
 
 /// `steno-bench caldav`: a full sync of a 10,000-event calendar from a local Radicale with its

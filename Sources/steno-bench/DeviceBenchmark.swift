@@ -6,9 +6,10 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import StenoAPI
+import StenoCatalog
 import StenoCore
+import StenoSQLite
 import StenoService
-import StenoStore
 import StenoTesting
 
 /// `steno-bench device`: a phone pushes 10,000 events in batches of 500 through a real

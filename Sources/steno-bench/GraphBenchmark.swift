@@ -5,9 +5,10 @@ import ArgumentParser
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
+import StenoSQLite
 import StenoService
-import StenoStore
 import StenoTesting
 
 /// `steno-bench graph`: a full sync of a 10,000-event mailbox (100 per page) from the Graph

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StenoCatalog
 import StenoPostgres
-import StenoStore
 import StenoTesting
 
 /// `steno-bench graph-slots`: what holding Microsoft Graph's per-mailbox request slots in a

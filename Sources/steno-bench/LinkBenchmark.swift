@@ -3,9 +3,10 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import StenoCatalog
 import StenoCore
+import StenoSQLite
 import StenoService
-import StenoStore
 import StenoTesting
 
 /// `steno-bench link`: links recordings against a large generated mirror, then revalidates

@@ -4,8 +4,9 @@ import Glibc
 import ArgumentParser
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import StenoTesting
 
 /// `steno-bench listen`: `recordings.open` against a real stenod on a large catalog, and

@@ -1,6 +1,6 @@
 import GRDB
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// The meetings and recordings a member may see, read once by the plain visibility rule before
 /// the runs (as the daemon holds them): a member's search floor reads among them. Kept as ids
@@ -15,8 +15,8 @@ struct MemberVisibleIDs: Sendable {
     init(of user: User, in database: DatabasePool) throws {
         let (meetings, recordings) = try database.read { db in
             (
-                try Int64.fetchAll(db, sql: SQLiteCatalog.visibleMeetingIDs(of: ":v"), arguments: ["v": user.id]),
-                try Int64.fetchAll(db, sql: SQLiteCatalog.visibleRecordingIDs(of: ":v"), arguments: ["v": user.id])
+                try Int64.fetchAll(db, sql: CatalogSQL.visibleMeetingIDs(of: ":v"), arguments: ["v": user.id]),
+                try Int64.fetchAll(db, sql: CatalogSQL.visibleRecordingIDs(of: ":v"), arguments: ["v": user.id])
             )
         }
         // The rules' parts may name an id twice.

@@ -3,10 +3,11 @@ import Foundation
 import GRDB
 import Logging
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoService
 import StenoPostgres
-import StenoStore
+import StenoSQLite
+import StenoService
 import StenoTesting
 
 /// `steno-bench query`: every question the CLI asks, on the catalog `steno-bench link`

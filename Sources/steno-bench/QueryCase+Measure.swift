@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
+import StenoCatalog
 import StenoCore
 import StenoService
-import StenoStore
 
 extension QueryCase {
     /// The figures of one case as one user.

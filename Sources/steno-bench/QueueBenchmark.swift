@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
 import StenoPostgres
+import StenoSQLite
 import StenoService
-import StenoStore
 import StenoTesting
 import Synchronization
 

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Testing
 
 @testable import StenoService

@@ -1,7 +1,8 @@
 import Foundation
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Testing
 
 @testable import StenoService

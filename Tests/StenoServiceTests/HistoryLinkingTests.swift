@@ -3,7 +3,8 @@ import GRDB
 import Logging
 import StenoCalendar
 import StenoCore
-@testable import StenoStore
+@testable import StenoCatalog
+@testable import StenoSQLite
 import StenoTestTraits
 import StenoTesting
 import Synchronization

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import StenoStore
+import StenoCatalog
+import StenoSQLite
 import StenoTesting
 import Testing
 

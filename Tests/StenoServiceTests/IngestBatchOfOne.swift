@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 @testable import StenoService
 

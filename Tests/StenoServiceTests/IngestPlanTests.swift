@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 import Testing
 
 @testable import StenoService

@@ -3,8 +3,9 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Synchronization
 import Testing
 

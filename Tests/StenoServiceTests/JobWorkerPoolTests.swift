@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Synchronization
 import Testing
 

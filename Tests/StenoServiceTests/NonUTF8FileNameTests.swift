@@ -2,8 +2,9 @@
 import Glibc
 #endif
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Testing
 
 @testable import StenoService

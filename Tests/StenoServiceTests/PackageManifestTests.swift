@@ -21,6 +21,24 @@ struct PackageManifestTests {
             #expect(undeclared.isEmpty, "\(target.name) imports \(undeclared.sorted()) without declaring them in Package.swift")
         }
     }
+
+    /// The catalog's two backends stand side by side over StenoCatalog: neither depends on the
+    /// other or names the other's types, so a rule both follow lives in StenoCatalog once, and
+    /// StenoCatalog holds no database driver.
+    @Test func theCatalogBackendsStandApartOverStenoCatalog() throws {
+        let targets = Dictionary(uniqueKeysWithValues: try PackageManifestText.targets().map { ($0.name, $0) })
+        let catalog = try #require(targets["StenoCatalog"])
+        #expect(catalog.dependencies.isSubset(of: ["StenoCore", "StenoJSON"]), "StenoCatalog depends on \(catalog.dependencies.sorted())")
+        let backends = [("StenoSQLite", "Postgres", "PostgresNIO"), ("StenoPostgres", "SQLite", "GRDB")]
+        for (name, other, driver) in backends {
+            let target = try #require(targets[name])
+            let imported = try PackageManifestText.imports(of: target.folder)
+            #expect(!target.dependencies.contains("Steno" + other) && !imported.contains("Steno" + other), "\(name) depends on Steno\(other)")
+            #expect(!target.dependencies.contains(driver) && !imported.contains(driver), "\(name) depends on \(driver)")
+            let named = try PackageManifestText.codeIdentifiers(in: target.folder, prefixed: other)
+            #expect(named.isEmpty, "\(name) names \(other)'s types: \(named.sorted())")
+        }
+    }
 }
 
 /// Package.swift and the sources, read as text (the manifest's own API is not available to tests).
@@ -67,6 +85,22 @@ enum PackageManifestText {
             if let name = match.output[2].substring { names.insert(String(name)) }
         }
         return names
+    }
+
+    /// The identifiers of the Swift code under `folder` (comments and string literals left out)
+    /// that start with `prefix` and a capital letter, e.g. `SQLiteCatalog` for "SQLite".
+    static func codeIdentifiers(in folder: URL, prefixed prefix: String) throws -> Set<String> {
+        let comment = try Regex(#"//[^\n]*"#)
+        let literal = try Regex(#""(?:[^"\\\n]|\\.)*""#)
+        let identifier = try Regex("\\b\(prefix)[A-Z][A-Za-z0-9_]*")
+        var found: Set<String> = []
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let code = try String(contentsOf: file, encoding: .utf8).replacing(comment, with: "").replacing(literal, with: "\"\"")
+            for match in code.matches(of: identifier) { found.insert(String(code[match.range])) }
+        }
+        return found
     }
 
     /// The modules the Swift files under `folder` import.

@@ -2,8 +2,9 @@ import Foundation
 import Logging
 import NIOCore
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Testing
 
 @testable import StenoService

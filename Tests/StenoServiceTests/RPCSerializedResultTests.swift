@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import NIOCore
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 import Testing
 
 @testable import StenoService

@@ -3,7 +3,8 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import StenoAPI
-import StenoStore
+import StenoCatalog
+import StenoSQLite
 import StenoTesting
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 import Testing
 
 @testable import StenoService

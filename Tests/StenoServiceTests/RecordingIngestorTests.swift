@@ -1,6 +1,7 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import Testing
 
 @testable import StenoService

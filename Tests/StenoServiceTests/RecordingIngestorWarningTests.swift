@@ -1,7 +1,7 @@
 import Foundation
+import StenoCatalog
 import StenoCore
 import StenoMedia
-import StenoStore
 import Testing
 
 @testable import StenoService

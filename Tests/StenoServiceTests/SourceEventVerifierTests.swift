@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 import StenoTesting
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// What an account's sources may reach, decided by who owns it: an admin's account reads
 /// whatever the daemon can; a member's account only what the member could read themselves,

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Opens an account for requests on its behalf (a sync, a write, a lookup): its secret
 /// unsealed, and refreshed credentials sealed back into the catalog.

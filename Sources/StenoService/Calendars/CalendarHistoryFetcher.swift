@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Brings the history around recordings dated outside the mirrored window into the mirror, so
 /// the linker finds their meetings: per owner's account the spans ``HistorySpanPlanner`` plans

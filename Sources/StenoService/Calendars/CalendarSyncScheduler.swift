@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StenoCalendar
-import StenoStore
+import StenoCatalog
 
 /// Enqueues a `calendar.sync` job for every account whose next sync is due (each account
 /// syncs `[calendars] sync_interval_minutes` after its last attempt; a failing one after its

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Runs one sync of one account: opens its secret, hands the provider a mirror over the
 /// catalog, and records the outcome in the account's health.

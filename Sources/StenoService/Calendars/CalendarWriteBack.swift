@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Write-back to the calendars Steno mirrors: creates events and renames them at the provider, and mirrors what
 /// the provider answered at once, so what the write was for (a link, a new title) does not

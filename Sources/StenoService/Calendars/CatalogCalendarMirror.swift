@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-import Synchronization
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
+import Synchronization
 
 /// The ``CalendarMirror`` of one account over the catalog store: what a provider writes
 /// during a sync goes to the catalog, one transaction per change set.

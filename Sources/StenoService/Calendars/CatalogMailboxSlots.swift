@@ -1,6 +1,6 @@
 import Foundation
 import StenoCalendar
-import StenoStore
+import StenoCatalog
 
 /// Microsoft Graph's per-mailbox request slots as leases in a catalog several daemons share,
 /// so the four requests Exchange allows one application per mailbox hold across all of them.

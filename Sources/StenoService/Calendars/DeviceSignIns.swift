@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import StenoCalendar
-import StenoStore
+import StenoCatalog
 import Synchronization
 
 /// Device sign-ins kept in the catalog, so that every daemon sharing it answers for any

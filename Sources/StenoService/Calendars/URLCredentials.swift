@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// A user name and password written into an account's URL (`https://alice:pw@host/cal.ics`).
 ///

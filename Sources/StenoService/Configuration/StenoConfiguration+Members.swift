@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoJSON
-import StenoStore
 
 /// What one member may own (`[members]`); admins are not limited. With public calendar URLs
 /// each account is a fetch the daemon makes every sync interval, and each device and pairing

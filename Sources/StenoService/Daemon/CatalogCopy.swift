@@ -1,7 +1,8 @@
 import Foundation
 import Logging
+import StenoCatalog
 import StenoPostgres
-import StenoStore
+import StenoSQLite
 
 /// `stenod copy-catalog`: moves the embedded SQLite catalog into an empty PostgreSQL database,
 /// so several daemons can share it. Users, accounts with their sealed secrets (the secrets key

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension StenoDaemon {
     /// What calendar mirroring needs at run time: the HTTP client, the secrets key, the

@@ -1,6 +1,7 @@
 import Foundation
+import StenoCatalog
 import StenoPostgres
-import StenoStore
+import StenoSQLite
 
 extension StenoDaemon {
     /// Opens the configured catalog: PostgreSQL when `database` is a postgres:// URL, else the

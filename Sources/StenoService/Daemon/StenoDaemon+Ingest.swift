@@ -1,5 +1,5 @@
 import Foundation
-import StenoStore
+import StenoCatalog
 
 extension StenoDaemon {
     /// The configured inbox, resolved: the one place the ingestor, the watcher and the

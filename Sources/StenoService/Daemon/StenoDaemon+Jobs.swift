@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension StenoDaemon {
     /// The handlers of every job kind this build runs. Add a feature's handler here.

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension StenoDaemon {
     /// Linking after ingest and sync, and revalidation (nightly and on request).

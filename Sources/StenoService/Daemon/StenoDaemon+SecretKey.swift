@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StenoStore
+import StenoCatalog
 
 extension StenoDaemon {
     /// Refuses to start when the secrets key is gone but accounts hold credentials sealed

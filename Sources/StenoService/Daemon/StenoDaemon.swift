@@ -8,7 +8,7 @@ import NIOPosix
 import ServiceLifecycle
 import StenoAPI
 import StenoCalendar
-import StenoStore
+import StenoCatalog
 
 /// The `stenod` daemon: opens the catalog (applying migrations), serves JSON-RPC on the
 /// socket, and shuts down gracefully on SIGTERM or SIGINT.

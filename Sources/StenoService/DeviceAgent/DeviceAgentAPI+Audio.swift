@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension DeviceAgentAPI {
     /// What `GET /sync/recordings/{id}/audio` found: the open file of a recording the device's

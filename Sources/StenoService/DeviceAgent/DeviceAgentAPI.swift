@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import StenoJSON
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoJSON
 
 /// What the device agent's endpoints do, apart from HTTP: pairing, authentication, pushed
 /// events and the change feeds. ``DeviceAgentServer`` routes requests here.

@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import StenoAPI
-import StenoStore
+import StenoCatalog
 
 /// The device agent's routes and what every request goes through: the client's address, the
 /// body limit, the time limit, JSON answers, and one debug line.

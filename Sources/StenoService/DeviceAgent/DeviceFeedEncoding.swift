@@ -1,7 +1,7 @@
 import Foundation
-import StenoJSON
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoJSON
 
 /// Change feed rows as the device protocol writes them.
 ///

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 import Synchronization
 
 /// Maps a connection's uid to a `Caller`, caching lookups: every request needs one, and

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import StenoStore
+import StenoCatalog
 
 /// Runs the inbox watcher only while this daemon holds the inbox's lease in the catalog, so
 /// that of several daemons sharing a catalog (and, through a shared filesystem, the inbox)

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension IngestJobHandler {
     /// Files read and stored together: large enough that one write covers many files, small

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// The pure step of ingestion: what reading a batch of claimed `ingest` jobs found becomes one
 /// ``IngestCommit`` (recordings, gone paths, job results, follow-up jobs), and the jobs that

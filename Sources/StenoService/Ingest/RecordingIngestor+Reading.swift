@@ -4,9 +4,9 @@ import Glibc
 import Foundation
 import NIOCore
 import NIOPosix
+import StenoCatalog
 import StenoCore
 import StenoMedia
-import StenoStore
 
 extension RecordingIngestor {
     /// What reading a path found, before anything is stored.

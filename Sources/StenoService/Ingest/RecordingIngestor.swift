@@ -3,9 +3,9 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
 import StenoMedia
-import StenoStore
 
 /// Reads inbox files for the catalog: hashes them, parses their containers, pairs their
 /// sidecars and transcripts, and decides their owners and start times — without storing

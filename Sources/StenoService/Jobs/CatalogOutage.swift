@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StenoStore
+import StenoCatalog
 import Synchronization
 
 /// How one of the daemon's background loops (the job workers, the inbox lease, the scheduler)

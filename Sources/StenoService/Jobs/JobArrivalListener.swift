@@ -1,5 +1,5 @@
 import ServiceLifecycle
-import StenoStore
+import StenoCatalog
 
 /// Wakes this daemon's idle workers when another daemon sharing the catalog enqueues a job
 /// (PostgreSQL's LISTEN/NOTIFY); on an embedded catalog it only waits for shutdown.

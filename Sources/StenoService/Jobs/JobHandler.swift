@@ -1,6 +1,6 @@
 import Logging
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Runs the jobs of one kind, a batch of claimed jobs at a time (a single job is a batch of one).
 ///

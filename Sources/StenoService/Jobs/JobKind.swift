@@ -1,7 +1,7 @@
 import Foundation
-import StenoJSON
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoJSON
 
 /// A kind of job: the name it is queued under and the JSON shapes of its payload and result.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Writes what a running attempt says it is doing to its jobs' `progress`, cheaply: a text
 /// equal to the last one written is not written again, and texts arriving faster than

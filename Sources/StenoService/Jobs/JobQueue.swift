@@ -1,6 +1,7 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
+import StenoSQLite
 
 /// The job queue as the rest of the service uses it: enqueues and wakes the worker pool, so a
 /// new job starts within milliseconds instead of at the next poll.

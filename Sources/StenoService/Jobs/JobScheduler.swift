@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Enqueues jobs at the fire times of cron schedules from the configuration (`[[schedule]]`):
 /// calendar sync every few minutes, link revalidation nightly.

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Which jobs a member may see: those working on their own things only — syncs of their
 /// calendar accounts, ingests of files in their inbox folder, links of their recordings.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension JobWorkerPool {
     /// How a run of claimed jobs ended, as the worker sees it.

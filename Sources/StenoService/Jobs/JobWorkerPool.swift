@@ -4,8 +4,8 @@ import Glibc
 import Foundation
 import Logging
 import ServiceLifecycle
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Runs queued jobs with a bounded number of workers (`[jobs] workers`).
 ///

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `link`: links recordings after they were ingested.
 enum LinkRecordingJob: JobKind {

@@ -1,6 +1,6 @@
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension RecordingLinker {
     /// Recordings per read of facts and per write transaction.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
+import StenoCatalog
 import StenoCore
 import StenoJSON
-import StenoStore
 
 /// Links recordings to meetings and revalidates links: feeds the pure ``Linker`` and
 /// ``Revalidator`` from the store and writes their decisions (with history) back.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Revalidation's view of linked events outside the mirrored window (by default 180 days back
 /// and 365 ahead): a link to an event there must still be checked, yet no sync reads it.

@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// A catalogued recording's file, open read-only for someone who may see the recording: the
 /// descriptor is closed when the value goes, on every path.

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `calendars.enable` and `calendars.disable`: which calendars of an account count. Members
 /// switch the calendars of their own accounts; admins any.

@@ -1,8 +1,8 @@
 import Foundation
 import StenoAPI
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Microsoft Graph accounts: organisation accounts (client credentials) through
 /// `accounts.add`, and a person's calendar through a device sign-in (`accounts.signIn`,

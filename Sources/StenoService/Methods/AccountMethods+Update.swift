@@ -1,8 +1,8 @@
 import Foundation
 import StenoAPI
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `accounts.update`: new credentials for an account (a changed password, a renewed token) or
 /// a moved ICS source, in place, so its mirrored events, their meetings and the links to them

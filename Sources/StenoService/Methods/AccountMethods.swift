@@ -4,8 +4,8 @@ import Glibc
 import Foundation
 import StenoAPI
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `accounts.*` and `calendars.*`: calendar accounts and their mirrored calendars. Members
 /// manage their own accounts; admins everyone's.

@@ -1,6 +1,6 @@
 import Foundation
 import StenoAPI
-import StenoStore
+import StenoCatalog
 
 /// `admin.*`: operations on the daemon's data.
 struct AdminMethods: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `devices.*`: phones running the Steno agent. A device belongs to the caller who adds or
 /// pairs it (the socket's uid decides); members manage their own, admins everyone's.

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `system.subscribe`: a client waiting for jobs (`--wait`) is told of each change as it
 /// happens — a state, an attempt, the next retry time, the last error — on its own connection,

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `jobs.*`: the durable queue, for operators. Admins see and change every job; members see
 /// only the jobs of their own accounts, inbox folder and recordings (``JobVisibility``).

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `links.set`: a link made by hand. The easy mistakes — ids given in the wrong order, a
 /// mistyped meeting a month away — are refused with what the two really are, unless forced.

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `links.*` and `recordings.explain`: what each recording is linked to, why, and manual
 /// decisions. Members act on the recordings they own; admins on all.

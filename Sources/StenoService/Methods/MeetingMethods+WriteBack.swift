@@ -1,8 +1,8 @@
 import Foundation
 import StenoAPI
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `meetings.create` and `meetings.rename`: write-back to the calendars Steno mirrors. A member writes only to calendars of their own accounts; admins to anyone's.
 extension MeetingMethods {

@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `meetings.*`, `attendees.*`, `search.*`: the questions people ask. Visibility is part of
 /// every store query, never a filter applied afterwards.

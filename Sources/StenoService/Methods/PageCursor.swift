@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Opaque page cursors: the last id of a page, wrapped so clients treat it as a token and
 /// the encoding may change without breaking them.

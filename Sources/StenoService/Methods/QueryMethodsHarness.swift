@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// The daemon's read methods (`meetings.*`, `attendees.list`, `search.query`,
 /// `recordings.*`, `links.*`) served in process without a socket, for `steno-bench query`:

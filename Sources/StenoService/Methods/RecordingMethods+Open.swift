@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 extension RecordingMethods {
     /// `recordings.open`: a recording's file, opened by the daemon for whoever may see the

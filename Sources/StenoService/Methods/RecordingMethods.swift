@@ -1,7 +1,7 @@
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `recordings.*`: the catalogue of recordings, filtered by what the caller may see.
 struct RecordingMethods: Sendable {

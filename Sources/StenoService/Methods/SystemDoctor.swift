@@ -3,8 +3,8 @@ import Glibc
 #endif
 import Foundation
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `system.doctor`: what an operator would check on the daemon's machine, each problem with
 /// its fix. Admins only: it names paths, groups and other people's folders.

@@ -1,6 +1,6 @@
 import Foundation
 import StenoAPI
-import StenoStore
+import StenoCatalog
 
 /// `system.*` and `rpc.discover`.
 struct SystemMethods: Sendable {

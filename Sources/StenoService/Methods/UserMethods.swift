@@ -1,6 +1,6 @@
 import StenoAPI
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// `users.*`: admins manage who may connect and what they own.
 struct UserMethods: Sendable {

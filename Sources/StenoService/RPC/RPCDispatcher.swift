@@ -3,8 +3,8 @@ import Logging
 import NIOCore
 import StenoAPI
 import StenoCalendar
+import StenoCatalog
 import StenoCore
-import StenoStore
 
 /// Turns one received frame into the frame to send back: parses JSON-RPC 2.0 (single or
 /// batch), authorizes each request against the caller's role, runs the method, and
