@@ -26,23 +26,15 @@ extension PostgresCatalog: UserStore {
     }
 
     public func user(matching reference: String) async throws -> User {
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
-        let found: User?
-        if trimmed.contains("@") {
-            found = try await users(Self.userQuery(where: "id = (SELECT user_id FROM user_emails WHERE email = $1::citext)", trimmed))
-                .first
-        } else if let id = Int64(trimmed) {
-            // A numeric reference is an id first, a name made of digits otherwise.
-            if let byID = try await users(Self.userQuery(where: "id = $1", id)).first {
-                found = byID
-            } else {
-                found = try await users(Self.userQuery(where: "name = $1::citext", trimmed)).first
+        for lookup in UserLookup.plan(for: reference) {
+            let query = switch lookup {
+            case .email(let email): Self.userQuery(where: "id = (SELECT user_id FROM user_emails WHERE email = $1::citext)", email)
+            case .id(let id): Self.userQuery(where: "id = $1", id)
+            case .name(let name): Self.userQuery(where: "name = $1::citext", name)
             }
-        } else {
-            found = try await users(Self.userQuery(where: "name = $1::citext", trimmed)).first
+            if let found = try await users(query).first { return found }
         }
-        guard let found else { throw StoreError.notFound(entity: "user", reference: reference) }
-        return found
+        throw StoreError.notFound(entity: "user", reference: reference)
     }
 
     public func user(forUID uid: UInt32) async throws -> User? {
@@ -128,34 +120,30 @@ extension PostgresCatalog {
         return user
     }
 
-    /// Explains which existing user holds a name, email or uid the change wants.
+    /// Throws the ``UserClaimConflict`` of a name, email or uid another user holds.
     static func checkConflicts(
         _ tx: PostgresTransaction, name: String, emails: [String], uids: [UInt32], exceptUserID: Int64?
     ) async throws {
         let except = exceptUserID ?? -1
-        if try await tx.row("SELECT 1 FROM users WHERE name = \(name)::citext AND id <> \(except)") != nil {
-            throw StoreError.conflict("a user named \"\(name)\" exists already")
-        }
-        if let taken = try await tx.row(
+        let nameTaken = try await tx.row("SELECT 1 FROM users WHERE name = \(name)::citext AND id <> \(except)") != nil
+        let emailTaken = try await tx.row(
             """
             SELECT e.email::text, u.name::text FROM unnest(\(emails)::text[]) WITH ORDINALITY AS wanted(email, ordinal)
             JOIN user_emails e ON e.email = wanted.email::citext JOIN users u ON u.id = e.user_id
             WHERE u.id <> \(except) ORDER BY wanted.ordinal LIMIT 1
-            """)
-        {
-            let (email, owner) = try taken.decode((String, String).self)
-            throw StoreError.conflict("the email \(email) belongs to user \"\(owner)\" already")
-        }
-        if let taken = try await tx.row(
+            """
+        ).map { try $0.decode((String, String).self) }
+        let uidTaken = try await tx.row(
             """
             SELECT x.uid, u.name::text FROM unnest(\(uids.map(Int64.init))::bigint[]) WITH ORDINALITY AS wanted(uid, ordinal)
             JOIN user_uids x ON x.uid = wanted.uid JOIN users u ON u.id = x.user_id
             WHERE u.id <> \(except) ORDER BY wanted.ordinal LIMIT 1
-            """)
-        {
-            let (uid, owner) = try taken.decode((Int64, String).self)
-            throw StoreError.conflict("uid \(uid) belongs to user \"\(owner)\" already")
-        }
+            """
+        ).map { try $0.decode((Int64, String).self) }
+        let conflict = UserClaimConflict.first(
+            name: name, nameTaken: nameTaken, email: emailTaken.map { (email: $0.0, owner: $0.1) },
+            uid: uidTaken.map { (uid: UInt32(truncatingIfNeeded: $0.0), owner: $0.1) })
+        if let conflict { throw conflict.error }
     }
 
     static func replaceEmailsAndUIDs(_ tx: PostgresTransaction, userID: Int64, emails: [String], uids: [UInt32]) async throws {

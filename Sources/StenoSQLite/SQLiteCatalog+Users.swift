@@ -63,45 +63,40 @@ extension SQLiteCatalog {
 // MARK: - Helpers
 
 extension SQLiteCatalog {
-    /// A name, an email (contains `@`), or a numeric id.
+    /// The user a reference names, by ``UserLookup``'s plan.
     static func resolveUser(_ db: Database, reference: String) throws -> User {
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
-        let found: User?
-        if trimmed.contains("@") {
-            found = try fetchUsers(
-                db, whereSQL: "id = (SELECT user_id FROM user_emails WHERE email = ?)", arguments: [trimmed.lowercased()]
-            ).first
-        } else if let id = Int64(trimmed) {
-            found = try fetchUsers(db, whereSQL: "id = ?", arguments: [id]).first
-                ?? fetchUsers(db, whereSQL: "name = ?", arguments: [trimmed]).first
-        } else {
-            found = try fetchUsers(db, whereSQL: "name = ?", arguments: [trimmed]).first
+        for lookup in UserLookup.plan(for: reference) {
+            let found: User? = switch lookup {
+            case .email(let email):
+                try fetchUsers(db, whereSQL: "id = (SELECT user_id FROM user_emails WHERE email = ?)", arguments: [email]).first
+            case .id(let id): try fetchUsers(db, whereSQL: "id = ?", arguments: [id]).first
+            case .name(let name): try fetchUsers(db, whereSQL: "name = ?", arguments: [name]).first
+            }
+            if let found { return found }
         }
-        guard let found else { throw StoreError.notFound(entity: "user", reference: reference) }
-        return found
+        throw StoreError.notFound(entity: "user", reference: reference)
     }
 
-    /// Explains which existing user holds a name, email or uid the change wants.
+    /// Throws the ``UserClaimConflict`` of a name, email or uid another user holds.
     static func checkConflicts(_ db: Database, name: String, emails: [String], uids: [UInt32], exceptUserID: Int64?) throws {
         let except = exceptUserID ?? -1
-        if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ? AND id != ?", arguments: [name, except]) == true {
-            throw StoreError.conflict("a user named \"\(name)\" exists already")
-        }
-        for email in emails {
-            if let owner = try String.fetchOne(
+        let nameTaken = try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ? AND id != ?", arguments: [name, except]) == true
+        var emailTaken: (email: String, owner: String)?
+        for email in emails where emailTaken == nil {
+            emailTaken = try String.fetchOne(
                 db, sql: "SELECT u.name FROM user_emails e JOIN users u ON u.id = e.user_id WHERE e.email = ? AND u.id != ?",
-                arguments: [email, except])
-            {
-                throw StoreError.conflict("the email \(email) belongs to user \"\(owner)\" already")
-            }
+                arguments: [email, except]
+            ).map { (email, $0) }
         }
-        for uid in uids {
-            if let owner = try String.fetchOne(
+        var uidTaken: (uid: UInt32, owner: String)?
+        for uid in uids where uidTaken == nil {
+            uidTaken = try String.fetchOne(
                 db, sql: "SELECT u.name FROM user_uids x JOIN users u ON u.id = x.user_id WHERE x.uid = ? AND u.id != ?",
-                arguments: [Int64(uid), except])
-            {
-                throw StoreError.conflict("uid \(uid) belongs to user \"\(owner)\" already")
-            }
+                arguments: [Int64(uid), except]
+            ).map { (uid, $0) }
+        }
+        if let conflict = UserClaimConflict.first(name: name, nameTaken: nameTaken, email: emailTaken, uid: uidTaken) {
+            throw conflict.error
         }
     }
 
