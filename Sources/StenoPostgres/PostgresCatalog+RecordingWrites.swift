@@ -16,32 +16,28 @@ extension PostgresCatalog {
         let previousOwnerOfPath = try await tx.row(
             "SELECT recording_id FROM recording_paths WHERE path = \(ingest.path) FOR UPDATE"
         ).map { try $0.decode(Int64.self) }
-        let id: Int64
-        var isNew = false
-        if let adopted = try await hashlessRecordingAdopting(tx, ingest, previousOwnerOfPath: previousOwnerOfPath) {
-            // The path's file could not be read before (a failed recording without a hash):
-            // read now, it keeps that recording instead of starting a second one.
-            id = adopted
-            try await updateRecording(tx, id: id, with: ingest, now: now)
-        } else if ingest.contentHash != nil, let inserted = try await insertRecording(tx, with: ingest, now: now) {
-            // New content (the common case): inserted whole, nothing to look up first.
-            id = inserted
-            isNew = true
-        } else if let target = try await existingRecording(tx, for: ingest, previousOwnerOfPath: previousOwnerOfPath) {
-            // Same content seen before: one recording, one more path. Another user's copy of
-            // the same content adds its path, but never changes what the recording's owner
-            // catalogued (title, transcript, sidecar, status).
-            id = target
-            let owner = try await tx.row("SELECT owner_id FROM recordings WHERE id = \(id) FOR UPDATE").map { try $0.decode(Int64?.self) }
-            if let owner, owner == nil || owner == ingest.ownerID {
-                try await updateRecording(tx, id: id, with: ingest, now: now)
+        var chosen: (id: Int64, isNew: Bool)?
+        for step in IngestRecordChoice.steps(hasContentHash: ingest.contentHash != nil) where chosen == nil {
+            switch step {
+            case .adoptHashless:
+                if let adopted = try await hashlessRecordingAdopting(tx, ingest, previousOwnerOfPath: previousOwnerOfPath) {
+                    try await updateRecording(tx, id: adopted, with: ingest, now: now)
+                    chosen = (adopted, false)
+                }
+            case .insert:
+                chosen = try await insertRecording(tx, with: ingest, now: now).map { ($0, true) }
+            case .attachToExisting:
+                if let target = try await existingRecording(tx, for: ingest, previousOwnerOfPath: previousOwnerOfPath) {
+                    let owner = try await tx.row("SELECT owner_id FROM recordings WHERE id = \(target) FOR UPDATE")
+                        .map { try $0.decode(Int64?.self) }
+                    if let owner, IngestRecordChoice.updatesExisting(owner: owner, ingestOwner: ingest.ownerID) {
+                        try await updateRecording(tx, id: target, with: ingest, now: now)
+                    }
+                    chosen = (target, false)
+                }
             }
-        } else if let inserted = try await insertRecording(tx, with: ingest, now: now) {
-            id = inserted
-            isNew = true
-        } else {
-            throw StoreError.failedPrecondition("the recording of \(ingest.path) was neither inserted nor found")
         }
+        guard let (id, isNew) = chosen else { throw IngestRecordChoice.noRecording(path: ingest.path) }
         try await tx.execute(
             """
             INSERT INTO recording_paths (path, recording_id, size, mtime, is_present, first_seen_at, last_seen_at)
@@ -49,15 +45,14 @@ extension PostgresCatalog {
             ON CONFLICT (path) DO UPDATE SET recording_id = excluded.recording_id, size = excluded.size,
                 mtime = excluded.mtime, is_present = TRUE, last_seen_at = excluded.last_seen_at
             """)
-        if !isNew {
-            // A file that moved: the old, vanished path of this recording is superseded. (A new
-            // recording has no other path.)
-            try await tx.execute(
-                "DELETE FROM recording_paths WHERE recording_id = \(id) AND NOT is_present AND path <> \(ingest.path)")
-        }
-        // The path held other content before (overwritten in place): that recording may be gone now.
-        if let previous = previousOwnerOfPath, previous != id {
-            try await markMissingIfNoPathRemains(tx, recordingID: previous, now: now)
+        for cleanup in IngestRecordChoice.cleanups(id: id, isNew: isNew, previousOwnerOfPath: previousOwnerOfPath) {
+            switch cleanup {
+            case .dropVanishedPaths:
+                try await tx.execute(
+                    "DELETE FROM recording_paths WHERE recording_id = \(id) AND NOT is_present AND path <> \(ingest.path)")
+            case .markMissingIfNoPathRemains(let previous):
+                try await markMissingIfNoPathRemains(tx, recordingID: previous, now: now)
+            }
         }
         return id
     }

@@ -266,31 +266,27 @@ extension SQLiteCatalog {
         let now = milliseconds(ingest.now)
         let previousOwnerOfPath = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT recording_id FROM recording_paths WHERE path = ?"), arguments: [ingest.path])
-        let id: Int64
-        var isNew = false
-        if let adopted = try hashlessRecordingAdopting(db, ingest, previousOwnerOfPath: previousOwnerOfPath) {
-            // The path's file could not be read before (a failed recording without a hash):
-            // read now, it keeps that recording instead of starting a second one.
-            id = adopted
-            try updateRecording(db, id: id, with: ingest, now: now)
-        } else if ingest.contentHash != nil, let inserted = try insertRecording(db, with: ingest, now: now) {
-            // New content (the common case): inserted whole, nothing to look up first.
-            id = inserted
-            isNew = true
-        } else if let target = try existingRecording(db, for: ingest, previousOwnerOfPath: previousOwnerOfPath) {
-            // Same content seen before: one recording, one more path.
-            id = target
-            // Another user's copy of the same content adds its path, but never changes what
-            // the recording's owner catalogued (title, transcript, sidecar, status).
-            if try ownerMayChange(db, recordingID: id, ownerID: ingest.ownerID) {
-                try updateRecording(db, id: id, with: ingest, now: now)
+        var chosen: (id: Int64, isNew: Bool)?
+        for step in IngestRecordChoice.steps(hasContentHash: ingest.contentHash != nil) where chosen == nil {
+            switch step {
+            case .adoptHashless:
+                if let adopted = try hashlessRecordingAdopting(db, ingest, previousOwnerOfPath: previousOwnerOfPath) {
+                    try updateRecording(db, id: adopted, with: ingest, now: now)
+                    chosen = (adopted, false)
+                }
+            case .insert:
+                chosen = try insertRecording(db, with: ingest, now: now).map { ($0, true) }
+            case .attachToExisting:
+                if let target = try existingRecording(db, for: ingest, previousOwnerOfPath: previousOwnerOfPath) {
+                    let owner = try Int64.fetchOne(db.cachedStatement(sql: "SELECT owner_id FROM recordings WHERE id = ?"), arguments: [target])
+                    if IngestRecordChoice.updatesExisting(owner: owner, ingestOwner: ingest.ownerID) {
+                        try updateRecording(db, id: target, with: ingest, now: now)
+                    }
+                    chosen = (target, false)
+                }
             }
-        } else if let inserted = try insertRecording(db, with: ingest, now: now) {
-            id = inserted
-            isNew = true
-        } else {
-            throw StoreError.failedPrecondition("the recording of \(ingest.path) was neither inserted nor found")
         }
+        guard let (id, isNew) = chosen else { throw IngestRecordChoice.noRecording(path: ingest.path) }
         try db.cachedStatement(
             sql: """
                 INSERT INTO recording_paths (path, recording_id, size, mtime, is_present, first_seen_at, last_seen_at)
@@ -299,15 +295,14 @@ extension SQLiteCatalog {
                     mtime = excluded.mtime, is_present = 1, last_seen_at = excluded.last_seen_at
                 """
         ).execute(arguments: [ingest.path, id, ingest.size, milliseconds(ingest.modified), now, now])
-        if !isNew {
-            // A file that moved: the old, vanished path of this recording is superseded. (A new
-            // recording has no other path.)
-            try db.cachedStatement(sql: "DELETE FROM recording_paths WHERE recording_id = ? AND is_present = 0 AND path != ?")
-                .execute(arguments: [id, ingest.path])
-        }
-        // The path held other content before (overwritten in place): that recording may be gone now.
-        if let previous = previousOwnerOfPath, previous != id {
-            try markMissingIfNoPathRemains(db, recordingID: previous, now: now)
+        for cleanup in IngestRecordChoice.cleanups(id: id, isNew: isNew, previousOwnerOfPath: previousOwnerOfPath) {
+            switch cleanup {
+            case .dropVanishedPaths:
+                try db.cachedStatement(sql: "DELETE FROM recording_paths WHERE recording_id = ? AND is_present = 0 AND path != ?")
+                    .execute(arguments: [id, ingest.path])
+            case .markMissingIfNoPathRemains(let previous):
+                try markMissingIfNoPathRemains(db, recordingID: previous, now: now)
+            }
         }
         return id
     }
@@ -338,12 +333,6 @@ extension SQLiteCatalog {
         else { return nil }
         try db.cachedStatement(sql: "UPDATE recordings SET content_hash = ? WHERE id = ?").execute(arguments: [hash, previous])
         return previous
-    }
-
-    /// Whether an ingest owned by `ownerID` may change the recording: it has no owner yet, or the same.
-    private static func ownerMayChange(_ db: Database, recordingID: Int64, ownerID: Int64?) throws -> Bool {
-        let current = try Int64.fetchOne(db.cachedStatement(sql: "SELECT owner_id FROM recordings WHERE id = ?"), arguments: [recordingID])
-        return current == nil || current == ownerID
     }
 
     /// Inserts a recording with everything the ingest found; nil (and nothing written) when
