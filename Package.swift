@@ -195,6 +195,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "StenoTesting", "StenoTestTraits", "StenoAPI", "StenoCore", "stenod",
+                // The catalog file read while a killed daemon is down (crash tests).
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // The device agent's HTTPS endpoint, as a phone reaches it.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -9,6 +9,9 @@ extension PostgresCatalog: IngestStore {
         guard !commit.jobs.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
         let (ends, enqueued) = try await transaction { tx -> ([IngestCommit.JobEnd], Int) in
+            // Content deleted from the catalog is not catalogued again; checked in the writing
+            // transaction, so a deletion committed meanwhile is seen.
+            let commit = commit.ignoringDeletedContents(try await Self.deletedContents(commit.recordedContentHashes, in: tx))
             // Every job's lease checked in one statement, locking the rows: no other daemon's
             // requeue or claim can take a job between this check and its completion below.
             // Every job is written before any is completed.

@@ -24,6 +24,9 @@ extension SQLiteCatalog {
         guard !commit.jobs.isEmpty else { return [] }
         let nowMilliseconds = Self.milliseconds(now)
         return try await writer.write { db in
+            // Content deleted from the catalog is not catalogued again; checked in the writing
+            // transaction, so a deletion committing meanwhile is seen.
+            let commit = commit.ignoringDeletedContents(try Self.deletedContents(commit.recordedContentHashes, in: db))
             // Each job's lease checked once. Nothing can claim a job between this check and its
             // completion below: both are in this transaction. Every job is written before any
             // is completed.

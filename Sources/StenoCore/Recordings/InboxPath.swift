@@ -55,6 +55,13 @@ public enum InboxPath {
         return String(relativePath.dropLast(name.distance(from: dot, to: name.endIndex)))
     }
 
+    /// The companions a recording at `relativePath` may have: its sidecar and transcripts, by
+    /// name (whether they exist is for the caller to find out).
+    public static func companions(of relativePath: String) -> [String] {
+        let stem = stem(relativePath)
+        return (sidecarExtensions.sorted() + ["txt", "vtt", "srt"]).map { stem + "." + $0 }
+    }
+
     /// The user name an inbox path names: its first folder (`alice/…` → `alice`), if it has one.
     public static func ownerFolder(of relativePath: String) -> String? {
         let components = relativePath.split(separator: "/", omittingEmptySubsequences: true)

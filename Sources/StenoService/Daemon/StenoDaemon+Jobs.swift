@@ -7,7 +7,7 @@ import StenoCore
 extension StenoDaemon {
     /// The handlers of every job kind this build runs. Add a feature's handler here.
     func jobHandlers(store: any CatalogStore, queue: JobQueue) -> [any JobHandler] {
-        [NoopJobHandler(), ingestHandler(store: store, queue: queue)]
+        [NoopJobHandler(), ingestHandler(store: store, queue: queue), RecordingDeletionJobHandler(store: store, inbox: inbox)]
     }
 
     /// The worker pool and the scheduler, configured from `[jobs]` and `[[schedule]]`.

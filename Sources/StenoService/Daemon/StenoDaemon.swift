@@ -70,6 +70,7 @@ public struct StenoDaemon: Sendable {
             metadata: ["database": "\(statistics.location)", "schema": "\(statistics.schemaVersion)"])
 
         let queue = JobQueue(store: store, defaultMaxAttempts: configuration.jobs.maxAttempts)
+        await resumeDeletions(store: store, queue: queue)
         let calendars = makeCalendarRuntime(store: store)
         await URLCredentials.moveStoredCredentials(store: store, secrets: calendars.secrets, logger: logger)
         let linker = RecordingLinker(

@@ -3,7 +3,8 @@ import StenoCatalog
 import StenoCore
 
 /// Which jobs a member may see: those working on their own things only — syncs of their
-/// calendar accounts, ingests of files in their inbox folder, links of their recordings.
+/// calendar accounts, ingests of files in their inbox folder, links of their recordings, the
+/// deletions they asked for.
 /// Jobs of the whole catalog (revalidation, scheduled work) and jobs touching anyone else's
 /// things are for admins: payloads name other people's files and recordings, and errors may
 /// describe their accounts.
@@ -35,6 +36,9 @@ actor JobVisibility {
             guard let ids = LinkRecordingJobHandler.recordingIDs(of: job), !ids.isEmpty else { return false }
             for id in ids where !(await ownsRecording(id)) { return false }
             return true
+        case RecordingDeletionJob.name:
+            // The recordings are gone once it ends: who asked is in the payload.
+            return (try? RecordingDeletionJob.payload(of: job))?.requestedBy == member.name
         default:
             return false
         }

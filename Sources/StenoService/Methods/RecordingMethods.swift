@@ -5,7 +5,7 @@ import StenoCore
 
 /// `recordings.*`: the catalogue of recordings, filtered by what the caller may see.
 struct RecordingMethods: Sendable {
-    let store: any RecordingStore & UserStore & LinkStore
+    let store: any RecordingStore & UserStore & LinkStore & RecordingDeletionStore
     let queue: JobQueue
     let inbox: Inbox
 
@@ -37,6 +37,7 @@ struct RecordingMethods: Sendable {
             try await ingest.enqueue(params.paths, for: call.caller)
         }
         registerOpen(in: &table)
+        registerDeletion(in: &table)
     }
 
     /// Members see their own recordings; admins everything.

@@ -1,0 +1,94 @@
+import Foundation
+import StenoCore
+
+/// Deleting recordings, in three steps a crash may part: ``markForDeletion(_:job:)`` marks the
+/// recordings (and queues the job that finishes them, in the same transaction), the job removes
+/// their files from the inbox when asked, then ``finishDeletions(_:)`` deletes their rows. A
+/// recording is therefore either whole (perhaps marked) or gone with what was asked of it.
+public protocol RecordingDeletionStore: Sendable {
+    /// Marks the request's recordings that exist (a mark already there is kept as it was),
+    /// remembers their content hashes when asked, and queues `job` (when any recording was
+    /// marked) — one transaction.
+    func markForDeletion(_ request: DeletionRequest, job: JobDraft) async throws -> MarkedDeletion
+    /// Marked recordings (only those of `ids`, when given), ascending by id from `afterID`,
+    /// with every path each was seen at.
+    func pendingDeletions(ids: [Int64]?, afterID: Int64, limit: Int) async throws -> [PendingDeletion]
+    /// Deletes the marked recordings among `ids` with everything that hangs on them (paths,
+    /// link, attendees cached for it, link history, search entries); returns how many went.
+    /// An id that is not marked is left alone: only a mark makes a recording go.
+    func finishDeletions(_ ids: [Int64]) async throws -> Int
+    /// The remembered deletion of each of `hashes` that has one.
+    func deletedContents(_ hashes: [String]) async throws -> [String: DeletedContent]
+    /// Forgets remembered content hashes, so the same bytes are catalogued again when they
+    /// next arrive; returns the ones that were remembered.
+    func forgetDeletedContents(_ hashes: [String]) async throws -> [String]
+}
+
+/// Which recordings to delete, on whose word.
+public struct DeletionRequest: Sendable, Hashable {
+    public var recordingIDs: [Int64]
+    /// A user name, or `retention` for the nightly removal.
+    public var requestedBy: String
+    /// Whether the job removes the recordings' files from the inbox too.
+    public var withFiles: Bool
+    /// Whether the recordings' content hashes are remembered, so the same bytes dropped again
+    /// are not catalogued again.
+    public var remembersContent: Bool
+    public var now: Date
+
+    public init(recordingIDs: [Int64], requestedBy: String, withFiles: Bool, remembersContent: Bool = true, now: Date = Date()) {
+        self.recordingIDs = recordingIDs
+        self.requestedBy = requestedBy
+        self.withFiles = withFiles
+        self.remembersContent = remembersContent
+        self.now = now
+    }
+}
+
+/// What ``RecordingDeletionStore/markForDeletion(_:job:)`` marked, and the job that finishes it.
+public struct MarkedDeletion: Sendable, Hashable {
+    /// The request's recordings that exist, ascending.
+    public var recordingIDs: [Int64]
+    /// The job queued (or the live job holding its unique key); nil when nothing was marked.
+    public var job: Job?
+
+    public init(recordingIDs: [Int64], job: Job?) {
+        self.recordingIDs = recordingIDs
+        self.job = job
+    }
+}
+
+/// A recording marked for deletion and not gone yet.
+public struct PendingDeletion: Sendable, Hashable {
+    public var recordingID: Int64
+    public var withFiles: Bool
+    /// Every path of the recording, present or not, relative to the inbox.
+    public var paths: [String]
+
+    public init(recordingID: Int64, withFiles: Bool, paths: [String]) {
+        self.recordingID = recordingID
+        self.withFiles = withFiles
+        self.paths = paths
+    }
+}
+
+/// The remembered deletion of a recording's content: when, and on whose word (no title, no
+/// name of anyone in it).
+public struct DeletedContent: Sendable, Hashable {
+    public var contentHash: String
+    public var deletedAt: Date
+    public var deletedBy: String
+
+    public init(contentHash: String, deletedAt: Date, deletedBy: String) {
+        self.contentHash = contentHash
+        self.deletedAt = deletedAt
+        self.deletedBy = deletedBy
+    }
+
+    /// Why a file of this content is not catalogued, with the way to catalogue it again.
+    public var ignoredReason: String {
+        let day = ISO8601DateFormatter.string(from: deletedAt, timeZone: TimeZone(identifier: "UTC") ?? .current, formatOptions: [.withFullDate])
+        return "its content was deleted from the catalog on \(day) by \(deletedBy); "
+            + "to catalogue it again: steno recordings forget-content \(contentHash)"
+    }
+}

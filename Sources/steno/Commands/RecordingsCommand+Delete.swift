@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import Foundation
+import StenoAPI
+import StenoCore
+
+extension RecordingsCommand {
+    /// `steno recordings delete ID… [--file] [--forget-content] [--yes]`.
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete recordings from the catalog (and with --file, their files).",
+            discussion: """
+                Removes each recording with its paths, link, link history, transcript and search entries; with --file also its file(s) in the inbox (never a file outside it). Members delete their own recordings, admins any. On a terminal it names what goes and asks; --yes skips the question (scripts must pass it).
+
+                A file left in the inbox is not catalogued again: the content of a deleted recording is remembered by its hash alone, until steno recordings forget-content HASH. --forget-content does not remember it, so a file left in the inbox comes back as a new recording at the next rescan.
+
+                Examples:
+                  steno recordings delete 42                  # asks, then deletes the recording; the file stays
+                  steno recordings delete 42 43 --file --yes  # the recordings and their files, without asking
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The recording ids.") var ids: [Int64]
+        @Flag(name: .long, help: "Also remove the recordings' files from the inbox.") var file = false
+        @Flag(name: .long, help: "Do not remember the content: the same bytes are catalogued anew when they next arrive.")
+        var forgetContent = false
+        @Flag(name: [.short, .long], help: "Do not ask.") var yes = false
+        @Option(name: .long, help: "Give up waiting for the deletion after this many seconds.") var timeout: Double = 600
+
+        func run() throws {
+            try reportingFailures {
+                try global.withClient { client in
+                    if !yes { try confirm(client: client) }
+                    let marked = try client.call(
+                        StenoMethods.recordingsDelete,
+                        RecordingDeleteParams(ids: ids, files: file ? true : nil, forgetContent: forgetContent ? true : nil))
+                    let jobs = try JobWaiting.wait(for: [marked.job], label: "deleting", what: "deletion job", timeout: timeout, client: client)
+                    guard let job = jobs[marked.job], job.state == .succeeded else {
+                        let job = jobs[marked.job]
+                        throw CLIFailure(
+                            message: "the deletion (job \(marked.job)) ended \(job?.state.rawValue ?? "unknown"): \(job?.lastError ?? "see steno jobs show \(marked.job)")",
+                            exitCode: 1)
+                    }
+                    let result = job.result.flatMap { try? JSONValue.parse($0) }
+                    let files = result?["files"]?.intValue ?? 0
+                    if global.format.isHuman {
+                        Output.say("deleted \(marked.recordings.count) recording(s)" + (file ? ", removed \(files) file(s)" : ""))
+                    } else {
+                        Output.print(
+                            .object(["recordings": Output.json(marked.recordings), "files": .int(Int64(files)), "job": .int(marked.job)]),
+                            table: TableWriter([]), format: global.format)
+                    }
+                }
+            }
+        }
+
+        /// Names each recording and what goes with it, and asks; refuses without a terminal.
+        private func confirm(client: StenoClient) throws {
+            guard isatty(STDIN_FILENO) == 1 else {
+                throw CLIFailure(message: "deleting needs a yes: pass --yes when not asking on a terminal", exitCode: 64)
+            }
+            var fileCount = 0
+            for id in Array(Set(ids)).sorted() {
+                let recording = try client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id))
+                let present = recording.paths.filter(\.isPresent).map(\.path)
+                fileCount += file ? present.count : 0
+                let name = recording.title ?? present.first ?? recording.paths.first?.path ?? "untitled"
+                let when = recording.recordedAt.map { ", recorded " + Output.date($0) } ?? ""
+                Output.say("  recording \(id): \(name) (\(recording.ownerName ?? "no owner")\(when))")
+                if file { for path in present { Output.say("    file \(path)") } }
+            }
+            let files = file ? " and \(fileCount) file(s) in the inbox" : " (the files stay in the inbox)"
+            Output.write(TerminalText.clean("Delete \(Set(ids).count) recording(s)\(files)? [y/N] "))
+            guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw CLIFailure(message: "nothing deleted", exitCode: 1)
+            }
+        }
+    }
+
+    /// `steno recordings forget-content HASH…`.
+    struct ForgetContent: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "forget-content", abstract: "Let the content of deleted recordings be catalogued again.",
+            discussion: """
+                A deleted recording's content is remembered by its SHA-256, so the same bytes are not catalogued again (an ingest names the hash when it ignores such a file). Forgotten, they are catalogued anew when they next arrive: touch the file or run steno ingest on it. Members forget what they deleted, admins anything.
+
+                Examples:
+                  steno recordings forget-content 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Content hashes (64 hex digits).") var hashes: [String]
+
+        func run() throws {
+            try reportingFailures {
+                let result = try global.withClient { client in
+                    try client.call(StenoMethods.recordingsForgetContent, ForgetContentParams(contentHashes: hashes))
+                }
+                guard global.format.isHuman else {
+                    return Output.print(Output.json(result), table: TableWriter([]), format: global.format)
+                }
+                let unknown = Set(hashes.map { $0.lowercased() }).subtracting(result.forgotten).sorted()
+                Output.say("forgot \(result.forgotten.count) content hash(es)" + (unknown.isEmpty ? "" : "; not remembered: " + unknown.joined(separator: ", ")))
+            }
+        }
+    }
+}
