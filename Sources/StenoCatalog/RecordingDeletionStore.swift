@@ -17,6 +17,9 @@ public protocol RecordingDeletionStore: Sendable {
     /// link, attendees cached for it, link history, search entries); returns how many went.
     /// An id that is not marked is left alone: only a mark makes a recording go.
     func finishDeletions(_ ids: [Int64]) async throws -> Int
+    /// Recordings `missing` (no file of theirs left in the inbox) since before `cutoff` and not
+    /// marked yet, ascending by id, at most `limit`.
+    func missingRecordings(before cutoff: Date, limit: Int) async throws -> [Int64]
     /// The remembered deletion of each of `hashes` that has one.
     func deletedContents(_ hashes: [String]) async throws -> [String: DeletedContent]
     /// Forgets remembered content hashes, so the same bytes are catalogued again when they

@@ -64,6 +64,17 @@ extension PostgresCatalog: RecordingDeletionStore {
         ).count
     }
 
+    public func missingRecordings(before cutoff: Date, limit: Int) async throws -> [Int64] {
+        try await rows(
+            """
+            SELECT id FROM recordings
+            WHERE status = 'missing' AND updated_at < \(Self.milliseconds(cutoff))
+              AND NOT EXISTS (SELECT 1 FROM recording_deletions d WHERE d.recording_id = recordings.id)
+            ORDER BY id LIMIT \(limit)
+            """
+        ).map { try $0.decode(Int64.self) }
+    }
+
     public func deletedContents(_ hashes: [String]) async throws -> [String: DeletedContent] {
         guard !hashes.isEmpty else { return [:] }
         return try await transaction { tx in try await Self.deletedContents(hashes, in: tx) }

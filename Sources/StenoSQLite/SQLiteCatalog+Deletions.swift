@@ -69,6 +69,19 @@ extension SQLiteCatalog: RecordingDeletionStore {
         }
     }
 
+    public func missingRecordings(before cutoff: Date, limit: Int) async throws -> [Int64] {
+        try await writer.read { db in
+            try Int64.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id FROM recordings
+                        WHERE status = 'missing' AND updated_at < ? AND id NOT IN (SELECT recording_id FROM recording_deletions)
+                        ORDER BY id LIMIT ?
+                        """),
+                arguments: [Self.milliseconds(cutoff), limit])
+        }
+    }
+
     public func deletedContents(_ hashes: [String]) async throws -> [String: DeletedContent] {
         guard !hashes.isEmpty else { return [:] }
         return try await writer.read { db in try Self.deletedContents(hashes, in: db) }

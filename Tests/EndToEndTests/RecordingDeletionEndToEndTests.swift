@@ -74,7 +74,7 @@ struct RecordingDeletionEndToEndTests {
 
     /// An admin deletes anyone's recording with its file; an id that does not exist is not found.
     @Test func anAdminDeletesAnyonesRecordingWithItsFile() throws {
-        let daemon = try TestDaemon(config: VisibilityEndToEndTests.config)
+        let daemon = try sharedSocketDaemon(extraConfig: VisibilityEndToEndTests.config)
         defer { daemon.shutdown() }
         #expect(try steno(daemon, ["users", "add", "alice", "--uid", String(otherUID)]).status == 0)
         try VisibilityEndToEndTests().drop(daemon, owner: "alice", "standup", at: Date(timeIntervalSince1970: 1_790_000_000), seed: 7)
@@ -88,6 +88,13 @@ struct RecordingDeletionEndToEndTests {
         #expect(json["recordings"]?.arrayValue?.count == 1 && json["files"]?.intValue == 2, "\(deleted.stdout)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/standup.wav") && !FileManager.default.fileExists(atPath: folder + "/standup.json"))
         #expect(try IngestionEndToEndTests.recordings(daemon).isEmpty)
+        // Purging: the kind must be said, the days read; nothing has been missing a day yet.
+        let unsaid = try steno(daemon, ["recordings", "purge", "--older-than", "30d"])
+        #expect(unsaid.status == 64 && unsaid.stderr.contains("--missing"), "\(unsaid.stderr)")
+        let preview = try steno(daemon, ["recordings", "purge", "--missing", "--older-than", "1d", "--dry-run"])
+        #expect(preview.status == 0 && preview.stdout.contains("0 recording(s) missing for more than 1 day(s)"), "\(preview.stdout) \(preview.stderr)")
+        let member = try runAs(uid: otherUID, try TestDaemon.executable(named: "steno"), ["--socket", daemon.socketPath, "recordings", "purge", "--missing", "--older-than", "2w"])
+        #expect(member.status == 5, "a member may not purge: \(member.stderr)")
         let unknown = try steno(daemon, ["recordings", "delete", "424242", "--yes"])
         #expect(unknown.status == 4 && unknown.stderr.contains("no recording 424242"), "\(unknown.stderr)")
     }

@@ -110,4 +110,19 @@ struct RecordingDeletionStoreTests {
         }
         #expect(recording.paths.map(\.path) == ["bob/one.wav"] && recording.id != f.bobRecording)
     }
+
+    @Test(arguments: StoreBackend.available)
+    func missingRecordingsAreListedByHowLongTheyHaveBeenMissing(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        _ = try await store.markPathGone("bob/one.wav", now: MeetingFixture.at(minutes: 100))
+        _ = try await store.markPathGone("dave/focus.wav", now: MeetingFixture.at(minutes: 200))
+        #expect(try await store.missingRecordings(before: MeetingFixture.at(minutes: 150), limit: 10) == [f.bobRecording])
+        let both = try await store.missingRecordings(before: MeetingFixture.at(minutes: 300), limit: 10)
+        #expect(both == [f.bobRecording, f.daveRecording].sorted())
+        #expect(try await store.missingRecordings(before: MeetingFixture.at(minutes: 300), limit: 1) == [both[0]])
+        _ = try await store.markForDeletion(DeletionRequest(recordingIDs: [f.bobRecording], requestedBy: "ada", withFiles: false, now: now), job: job)
+        #expect(try await store.missingRecordings(before: MeetingFixture.at(minutes: 300), limit: 10) == [f.daveRecording], "a marked one is not listed")
+    }
 }

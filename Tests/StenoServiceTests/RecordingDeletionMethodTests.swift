@@ -86,3 +86,61 @@ struct RecordingDeletionMethodTests {
         #expect(try InboxFileRemoval.remove("nobody/none.wav", in: inbox) == .absent)
     }
 }
+
+/// Recordings whose files are gone, purged once missing long enough, by command or nightly.
+@Suite("Purging missing recordings")
+struct MissingRecordingPurgeTests {
+    let root = NSTemporaryDirectory() + "steno-purge-" + UUID().uuidString
+    let t0 = Date(timeIntervalSince1970: 1_790_000_000)
+
+    @Test func recordingsMissingLongerThanTheDaysAreMarkedAndDeleted() async throws {
+        try FileManager.default.createDirectory(atPath: root + "/inbox", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let catalog = try await SQLiteCatalog.open(path: root + "/catalog.sqlite")
+        func ingest(_ path: String) async throws -> Int64 {
+            try await catalog.recordIngest(
+                IngestRecord(
+                    path: path, size: 1, modified: t0, contentHash: path, ownerID: nil,
+                    outcome: .ready(RecordingMetadata(format: "wav", codec: "pcm", duration: 1)), now: t0)
+            ).id
+        }
+        let old = try await ingest("old.wav")
+        let recent = try await ingest("recent.wav")
+        let present = try await ingest("present.wav")
+        _ = try await catalog.markPathGone("old.wav", now: t0)
+        _ = try await catalog.markPathGone("recent.wav", now: t0.addingTimeInterval(20 * 86_400))
+        let now = t0.addingTimeInterval(40 * 86_400)
+        let purge = MissingRecordingPurge(store: catalog)
+        #expect(try await purge.candidates(olderThanDays: 30, now: now, limit: 100) == [old])
+        #expect(try await purge.candidates(olderThanDays: 10, now: now, limit: 100) == [old, recent])
+
+        let marked = try await purge.mark(olderThanDays: 30, requestedBy: "retention", now: now)
+        #expect(marked.recordings == [old] && marked.jobs.count == 1)
+        #expect(try await purge.candidates(olderThanDays: 30, now: now, limit: 100).isEmpty, "a marked recording is not found again")
+        #expect(try await catalog.job(id: marked.jobs[0]).kind == RecordingDeletionJob.name)
+        _ = try await RecordingDeletionJobHandler(store: catalog, inbox: Inbox(root + "/inbox"))
+            .finish(nil, context: JobContext(logger: Logger(label: "test"), workerID: "w"))
+        #expect(try await catalog.recordings(RecordingQuery()).map(\.id).sorted() == [recent, present].sorted())
+        #expect(try await catalog.deletedContents(["old.wav"]).keys.sorted() == ["old.wav"], "its content is remembered")
+    }
+
+    @Test func retentionSettingsAreReadAndCheckedAndScheduleTheNightlyPurge() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func load(_ toml: String) throws -> StenoConfiguration {
+            let path = root + "/stenod.toml"
+            try toml.write(toFile: path, atomically: true, encoding: .utf8)
+            return try StenoConfiguration.load(overrides: .init(configFile: path), environment: [:], uid: 1000)
+        }
+        #expect(try load("").retention.purgeMissingAfterDays == nil)
+        let configured = try load("[retention]\npurge_missing_after_days = 30\npurge_cron = \"15 4 * * *\"\n")
+        #expect(configured.retention.purgeMissingAfterDays == 30 && configured.retention.purgeCron == "15 4 * * *")
+        for bad in ["purge_missing_after_days = 0", "purge_missing_after_days = \"30d\"", "purge_cron = \"at night\"", "keep_days = 30"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try load("[retention]\n\(bad)\n") }
+        }
+        let daemon = StenoDaemon(configuration: configured, environment: [:])
+        let nightly = try #require(daemon.defaultSchedules.first { $0.kind == PurgeMissingJob.name })
+        #expect(nightly.payload == #"{"olderThanDays":30}"#)
+        #expect(!StenoDaemon(configuration: try load(""), environment: [:]).defaultSchedules.contains { $0.kind == PurgeMissingJob.name })
+    }
+}

@@ -55,3 +55,38 @@ public struct ForgetContentResult: Codable, Sendable, Hashable {
 
     public init(forgotten: [String]) { self.forgotten = forgotten }
 }
+
+extension StenoMethods {
+    /// Deletes the recordings whose files have been gone from the inbox for more than a number
+    /// of days (admins); with `dryRun`, only lists them.
+    public static let recordingsPurge = RPCMethodDescriptor<RecordingPurgeParams, RecordingPurgeResult>("recordings.purge")
+}
+
+/// Params of `recordings.purge`.
+public struct RecordingPurgeParams: Codable, Sendable, Hashable {
+    /// Must be true: recordings `missing` (no file of theirs left in the inbox) are purged.
+    public var missing: Bool
+    /// Missing for more than this many days (at least 1).
+    public var olderThanDays: Int
+    /// List what would go, and delete nothing.
+    public var dryRun: Bool?
+
+    public init(missing: Bool = true, olderThanDays: Int, dryRun: Bool? = nil) {
+        self.missing = missing
+        self.olderThanDays = olderThanDays
+        self.dryRun = dryRun
+    }
+}
+
+/// The result of `recordings.purge`.
+public struct RecordingPurgeResult: Codable, Sendable, Hashable {
+    /// The recordings marked for deletion (with `dryRun`: those that would be), ascending.
+    public var recordings: [Int64]
+    /// The `recordings.delete` jobs deleting them (none with `dryRun`).
+    public var jobs: [Int64]
+
+    public init(recordings: [Int64], jobs: [Int64]) {
+        self.recordings = recordings
+        self.jobs = jobs
+    }
+}

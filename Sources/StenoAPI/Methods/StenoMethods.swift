@@ -37,7 +37,7 @@ public enum StenoMethods {
         usersAdd.name, usersList.name, usersUpdate.name, usersRemove.name,
         adminBackup.name,
         jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,
-        recordingsList.name, recordingsGet.name, recordingsIngest.name, recordingsOpen.name, recordingsDelete.name, recordingsForgetContent.name,
+        recordingsList.name, recordingsGet.name, recordingsIngest.name, recordingsOpen.name, recordingsDelete.name, recordingsForgetContent.name, recordingsPurge.name,
         accountsAdd.name, accountsList.name, accountsUpdate.name, accountsRemove.name, accountsSync.name, calendarsList.name,
         calendarsEnable.name, calendarsDisable.name,
         accountsSignIn.name, accountsSignInStatus.name, accountsSignInList.name,

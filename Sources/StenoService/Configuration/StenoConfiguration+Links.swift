@@ -18,18 +18,21 @@ public struct LinkSettings: Sendable, Hashable {
 extension StenoConfiguration {
     static let linkKeys: Set<String> = ["revalidate_cron", "time_zone", "tolerance_minutes", "threshold", "ambiguity_margin"]
 
+    /// A setting's 5-field cron text, checked.
+    static func cron(_ value: JSONValue, named name: String, path: String) throws -> String {
+        guard let text = value.stringValue else { throw ConfigurationError("\(path): \(name) must be a string") }
+        do {
+            _ = try CronSchedule(text)
+        } catch {
+            throw ConfigurationError("\(path): \(name): \(error)")
+        }
+        return text
+    }
+
     /// Reads `[links]`.
     mutating func applyLinks(file settings: [String: JSONValue], path: String) throws {
         guard let table = try Self.section("links", in: settings, known: Self.linkKeys, path: path) else { return }
-        if let value = table["revalidate_cron"] {
-            guard let text = value.stringValue else { throw ConfigurationError("\(path): links.revalidate_cron must be a string") }
-            do {
-                _ = try CronSchedule(text)
-            } catch {
-                throw ConfigurationError("\(path): links.revalidate_cron: \(error)")
-            }
-            links.revalidateCron = text
-        }
+        if let value = table["revalidate_cron"] { links.revalidateCron = try Self.cron(value, named: "links.revalidate_cron", path: path) }
         if let value = table["time_zone"] {
             guard let name = value.stringValue, let zone = TimeZone(identifier: name) else {
                 throw ConfigurationError("\(path): links.time_zone must be an IANA zone name such as \"Europe/Berlin\"")

@@ -6,7 +6,7 @@ extension StenoConfiguration {
     /// The settings a TOML file may hold, by their names in the file.
     static let fileKeys: Set<String> = [
         "socket", "socket_group", "socket_mode", "data_dir", "inbox", "database", "database_password_file", "log_level", "log_format", "rpc",
-        "jobs", "schedule", "watcher", "calendars", "links", "device_agent", "members",
+        "jobs", "schedule", "watcher", "calendars", "links", "device_agent", "members", "retention",
     ]
     static let rpcKeys: Set<String> = [
         "max_frame_bytes", "max_in_flight_per_connection", "threads", "max_running_per_uid", "max_connections_per_uid",
@@ -120,6 +120,7 @@ extension StenoConfiguration {
         try applyLinks(file: settings, path: path)
         try applyDeviceAgent(file: settings, path: path)
         try applyMembers(file: settings, path: path)
+        try applyRetention(file: settings, path: path)
         return (inbox != nil, database != nil)
     }
 

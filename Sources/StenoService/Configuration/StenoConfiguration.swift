@@ -39,6 +39,8 @@ public struct StenoConfiguration: Sendable, Hashable {
     public var calendars = CalendarSettings()
     /// Linking and revalidation (`[links]`).
     public var links = LinkSettings()
+    /// What the catalog forgets by itself (`[retention]`).
+    public var retention = RetentionSettings()
     /// The device agent's HTTP listener (`[device_agent]`).
     public var deviceAgent = DeviceAgentSettings()
     /// What one member may own (`[members]`).

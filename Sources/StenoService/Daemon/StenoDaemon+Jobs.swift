@@ -7,7 +7,8 @@ import StenoCore
 extension StenoDaemon {
     /// The handlers of every job kind this build runs. Add a feature's handler here.
     func jobHandlers(store: any CatalogStore, queue: JobQueue) -> [any JobHandler] {
-        [NoopJobHandler(), ingestHandler(store: store, queue: queue), RecordingDeletionJobHandler(store: store, inbox: inbox)]
+        [NoopJobHandler(), ingestHandler(store: store, queue: queue), RecordingDeletionJobHandler(store: store, inbox: inbox),
+            PurgeMissingJobHandler(store: store, queue: queue)]
     }
 
     /// The worker pool and the scheduler, configured from `[jobs]` and `[[schedule]]`.

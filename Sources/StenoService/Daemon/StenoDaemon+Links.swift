@@ -12,11 +12,21 @@ extension StenoDaemon {
         ]
     }
 
-    /// The nightly revalidation, unless the configuration schedules `links.revalidate` itself.
+    /// The nightly revalidation, unless the configuration schedules `links.revalidate` itself,
+    /// and the nightly purge of missing recordings when `[retention]` asks for one.
     var defaultSchedules: [JobScheduler.Entry] {
-        guard !configuration.schedules.contains(where: { $0.kind == RevalidateLinksJobHandler.kind }),
+        var entries: [JobScheduler.Entry] = []
+        if !configuration.schedules.contains(where: { $0.kind == RevalidateLinksJobHandler.kind }),
             let nightly = try? CronSchedule(configuration.links.revalidateCron)
-        else { return [] }
-        return [JobScheduler.Entry(kind: RevalidateLinksJobHandler.kind, schedule: nightly, timeZone: configuration.links.timeZone)]
+        {
+            entries.append(JobScheduler.Entry(kind: RevalidateLinksJobHandler.kind, schedule: nightly, timeZone: configuration.links.timeZone))
+        }
+        if let days = configuration.retention.purgeMissingAfterDays, let nightly = try? CronSchedule(configuration.retention.purgeCron),
+            let payload = try? PurgeMissingJob.draft(.init(olderThanDays: days)).payload
+        {
+            entries.append(
+                JobScheduler.Entry(kind: PurgeMissingJob.name, schedule: nightly, payload: payload, timeZone: configuration.links.timeZone))
+        }
+        return entries
     }
 }

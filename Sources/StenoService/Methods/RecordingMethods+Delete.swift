@@ -17,6 +17,9 @@ extension RecordingMethods {
         table.register(StenoMethods.recordingsForgetContent, access: .user) { call, params in
             try await methods.forgetContent(params.contentHashes, call: call)
         }
+        table.register(StenoMethods.recordingsPurge, access: .admin) { call, params in
+            try await methods.purge(params, call: call)
+        }
     }
 
     /// Checks every recording first (all are deleted, or none), then marks them and queues
@@ -88,6 +91,24 @@ extension RecordingMethods {
         let forgotten = try await store.forgetDeletedContents(hashes)
         call.logger.notice("deleted content forgotten", metadata: ["hashes": "\(forgotten.count)", "by": "\(Self.actor(call.caller))"])
         return ForgetContentResult(forgotten: forgotten)
+    }
+
+    /// `recordings.purge`: the recordings missing for more than `olderThanDays` days, marked and
+    /// deleted (or, with `dryRun`, listed).
+    func purge(_ params: RecordingPurgeParams, call: RPCCall) async throws -> RecordingPurgeResult {
+        guard params.missing else { throw RPCError.invalidParams("only missing recordings are purged: pass missing: true (steno recordings purge --missing)") }
+        guard params.olderThanDays >= 1 else { throw RPCError.invalidParams("olderThanDays must be at least 1, got \(params.olderThanDays)") }
+        let purge = MissingRecordingPurge(store: store)
+        if params.dryRun == true {
+            return RecordingPurgeResult(
+                recordings: try await purge.candidates(olderThanDays: params.olderThanDays, now: Date(), limit: Self.deletionLimit), jobs: [])
+        }
+        let marked = try await purge.mark(olderThanDays: params.olderThanDays, requestedBy: Self.actor(call.caller), now: Date())
+        if !marked.jobs.isEmpty { queue.wake() }
+        call.logger.notice(
+            "missing recordings marked for deletion",
+            metadata: ["recordings": "\(marked.recordings.count)", "olderThanDays": "\(params.olderThanDays)", "uid": "\(call.caller.credentials.uid)"])
+        return RecordingPurgeResult(recordings: marked.recordings, jobs: marked.jobs)
     }
 
     /// Who a deletion is recorded as: the caller's user name, or their uid.

@@ -105,3 +105,76 @@ extension RecordingsCommand {
         }
     }
 }
+
+extension RecordingsCommand {
+    /// `steno recordings purge --missing --older-than 30d [--dry-run] [--yes]`.
+    struct Purge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "purge", abstract: "Delete recordings whose files have been gone for a while (admins).",
+            discussion: """
+                A recording whose files left the inbox stays in the catalog as missing, so that nothing is forgotten silently. purge deletes those missing for longer than --older-than, as steno recordings delete does (their content remembered). [retention] purge_missing_after_days in stenod.toml does it every night.
+
+                Examples:
+                  steno recordings purge --missing --older-than 30d --dry-run   # what would go
+                  steno recordings purge --missing --older-than 30d --yes
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Flag(name: .long, help: "Purge recordings whose files are gone (required: the only kind purged).") var missing = false
+        @Option(name: .customLong("older-than"), help: "Missing for longer than this: 30d, 2w, or a number of days.") var olderThan: String
+        @Flag(name: .long, help: "List what would go; delete nothing.") var dryRun = false
+        @Flag(name: [.short, .long], help: "Do not ask.") var yes = false
+        @Option(name: .long, help: "Give up waiting for the deletion after this many seconds.") var timeout: Double = 600
+
+        /// Days in `30d`, `2w` or `30`.
+        static func days(_ text: String) -> Int? {
+            let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+            if let days = Int(trimmed) { return days }
+            guard let unit = trimmed.last, let count = Int(trimmed.dropLast()) else { return nil }
+            switch unit {
+            case "d": return count
+            case "w": return count * 7
+            default: return nil
+            }
+        }
+
+        func validate() throws {
+            guard missing else { throw ValidationError("say what to purge: --missing (recordings whose files are gone)") }
+            guard let days = Self.days(olderThan), days >= 1 else {
+                throw ValidationError("--older-than takes days: 30d, 2w or 30 (at least one day), not \(olderThan)")
+            }
+        }
+
+        func run() throws {
+            try reportingFailures {
+                let days = Self.days(olderThan) ?? 0
+                try global.withClient { client in
+                    let preview = try client.call(StenoMethods.recordingsPurge, RecordingPurgeParams(olderThanDays: days, dryRun: true))
+                    if dryRun || preview.recordings.isEmpty {
+                        if !global.format.isHuman { return Output.print(Output.json(preview), table: TableWriter([]), format: global.format) }
+                        return Output.say(
+                            "\(preview.recordings.count) recording(s) missing for more than \(days) day(s)"
+                                + (preview.recordings.isEmpty ? "" : ": " + preview.recordings.map(String.init).joined(separator: " ")))
+                    }
+                    if !yes {
+                        guard isatty(STDIN_FILENO) == 1 else {
+                            throw CLIFailure(message: "purging needs a yes: pass --yes when not asking on a terminal", exitCode: 64)
+                        }
+                        Output.write("Delete \(preview.recordings.count) recording(s) missing for more than \(days) day(s)? [y/N] ")
+                        guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                            throw CLIFailure(message: "nothing deleted", exitCode: 1)
+                        }
+                    }
+                    let purged = try client.call(StenoMethods.recordingsPurge, RecordingPurgeParams(olderThanDays: days))
+                    let jobs = try JobWaiting.wait(for: purged.jobs, label: "deleting", what: "deletion job(s)", timeout: timeout, client: client)
+                    let failed = jobs.values.filter { $0.state != .succeeded }.map { "job \($0.id) (\($0.lastError ?? $0.state.rawValue))" }
+                    try JobWaiting.requireSuccess(failed) { "\($0) deletion job(s) did not finish" }
+                    if global.format.isHuman {
+                        Output.say("deleted \(purged.recordings.count) recording(s) missing for more than \(days) day(s)")
+                    } else {
+                        Output.print(Output.json(purged), table: TableWriter([]), format: global.format)
+                    }
+                }
+            }
+        }
+    }
+}
