@@ -128,4 +128,24 @@ struct DateExpressionTests {
             }
         }
     }
+
+    /// A range reads a weekday alone the way it looks: `--from monday` on a Wednesday is since
+    /// this week's Monday, not next Monday (which made `--from monday --to today` an empty
+    /// range six days in seven); `--to` and a range looking ahead take the next one.
+    @Test func aRangeReadsAWeekdayTheWayItLooks() throws {
+        func range(_ from: String?, _ to: String?) throws -> (DateExpression?, DateExpression?) {
+            let spans = try DateExpression.range(from: from, to: to, now: Self.now, timeZone: Self.paris)
+            return (spans.from, spans.to)
+        }
+        let since = try range("monday", "today")
+        #expect(since.0 == Self.days("2026-11-23", "2026-11-24") && since.1 == Self.days("2026-11-25", "2026-11-26"))
+        #expect(try range("monday", nil).0 == Self.days("2026-11-23", "2026-11-24"))
+        #expect(try range("wednesday", nil).0 == Self.days("2026-11-25", "2026-11-26"), "today is a Wednesday")
+        #expect(try range("monday", "friday").0 == Self.days("2026-11-23", "2026-11-24"), "this week, Monday to Friday")
+        #expect(try range("friday", "+2w").0 == Self.days("2026-11-27", "2026-11-28"), "looking ahead: the next Friday")
+        #expect(try range("thursday", "yesterday").0 == Self.days("2026-11-19", "2026-11-20"))
+        #expect(try range(nil, "monday").1 == Self.days("2026-11-30", "2026-12-01"), "--to alone: the next Monday")
+        #expect(try range("-7d", "tuesday").1 == Self.days("2026-12-01", "2026-12-02"))
+        #expect(try DateExpression.parse("monday", now: Self.now, timeZone: Self.paris, weekdays: .behind) == Self.days("2026-11-23", "2026-11-24"))
+    }
 }

@@ -7,8 +7,9 @@ import Foundation
 /// `--from X` starts at the span's start; `--to X` ends at its end, so `--to friday` includes
 /// all of Friday; `--on X` is the whole span. The words mean what they mean to khal, gcalcli
 /// and GNU `date -d`: a weekday alone is the next such day, today included (`friday` on a
-/// Friday is today); `next friday` is the first Friday after today, `last friday` the last
-/// one before it; weeks start on Monday (ISO 8601).
+/// Friday is today), except where the range looks back (``range(from:to:now:timeZone:)``);
+/// `next friday` is the first Friday after today, `last friday` the last one before it; weeks
+/// start on Monday (ISO 8601).
 public struct DateExpression: Sendable, Hashable {
     /// The first instant named.
     public var start: Date
@@ -33,8 +34,16 @@ public struct DateExpression: Sendable, Hashable {
         "2026-11-20, 2026-11-20T09:30, now, today, tomorrow, yesterday, friday, next friday, last friday, "
         + "this/next/last week, month or year, -7d, +2w, +3m, -2h"
 
-    /// Resolves `text` at `now` in `timeZone`.
-    public static func parse(_ text: String, now: Date, timeZone: TimeZone) throws(DateExpressionError) -> DateExpression {
+    /// Which day a weekday alone names: the next one, or the last one; today in either case
+    /// when it is that day.
+    public enum WeekdayReading: Sendable, Hashable {
+        case ahead, behind
+    }
+
+    /// Resolves `text` at `now` in `timeZone`; a weekday alone is read `weekdays`.
+    public static func parse(
+        _ text: String, now: Date, timeZone: TimeZone, weekdays: WeekdayReading = .ahead
+    ) throws(DateExpressionError) -> DateExpression {
         guard text.count <= maximumLength else { throw .notADate(String(text.prefix(maximumLength)) + "…") }
         let words = text.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
         guard !words.isEmpty else { throw .empty }
@@ -42,7 +51,7 @@ public struct DateExpression: Sendable, Hashable {
         calendar.timeZone = timeZone
         calendar.firstWeekday = 2
         calendar.minimumDaysInFirstWeek = 4
-        let resolver = Resolver(calendar: calendar, now: now, text: text)
+        let resolver = Resolver(calendar: calendar, now: now, text: text, weekdays: weekdays)
         if let expression = try resolver.word(words) { return expression }
         if let expression = try resolver.offset(words) { return expression }
         if let expression = try resolver.iso(text.trimmingCharacters(in: .whitespaces)) { return expression }
@@ -54,6 +63,7 @@ public struct DateExpression: Sendable, Hashable {
         let calendar: Calendar
         let now: Date
         let text: String
+        let weekdays: WeekdayReading
 
         func word(_ words: [String]) throws(DateExpressionError) -> DateExpression? {
             let today = calendar.startOfDay(for: now)
@@ -65,7 +75,12 @@ public struct DateExpression: Sendable, Hashable {
                 case "yesterday": return try day(today, plus: -1)
                 default: break
                 }
-                if let weekday = Self.weekday(words[0]) { return try day(today, plus: ahead(to: weekday, from: today, strictly: false)) }
+                if let weekday = Self.weekday(words[0]) {
+                    switch weekdays {
+                    case .ahead: return try day(today, plus: ahead(to: weekday, from: today, strictly: false))
+                    case .behind: return try day(today, plus: -(behind(to: weekday, from: today) % 7))
+                    }
+                }
                 return nil
             }
             guard words.count == 2, ["this", "next", "last"].contains(words[0]) else { return nil }
@@ -162,6 +177,25 @@ public struct DateExpression: Sendable, Hashable {
             let names = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
             return names.firstIndex { $0 == word || (word.count >= 3 && $0.hasPrefix(word)) }.map { $0 + 1 }
         }
+    }
+}
+
+extension DateExpression {
+    /// The spans `--from` and `--to` name together. A weekday alone looks the way the range
+    /// does: in `--from` it is the last one (today included) — `--from monday` is since Monday
+    /// — unless `--to` ends after today and the next one still comes before it (`--from friday
+    /// --to +2w`); in `--to` it is the next one (today included).
+    public static func range(
+        from: String?, to: String?, now: Date, timeZone: TimeZone
+    ) throws(DateExpressionError) -> (from: DateExpression?, to: DateExpression?) {
+        let end = try to.map { text throws(DateExpressionError) in try parse(text, now: now, timeZone: timeZone, weekdays: .ahead) }
+        guard let from else { return (nil, end) }
+        let since = try parse(from, now: now, timeZone: timeZone, weekdays: .behind)
+        if let end, end.end > now {
+            let next = try parse(from, now: now, timeZone: timeZone, weekdays: .ahead)
+            if next.start < end.end { return (next, end) }
+        }
+        return (since, end)
     }
 }
 

@@ -35,8 +35,14 @@ struct DateArgument: ExpressibleByArgument, Sendable {
         }
         // The years 0001 and 9999 are accepted as typed; in a zone off UTC their edges fall
         // just outside what an instant on the wire can name, so they are pulled in.
-        let start = try from.map { ISO8601Timestamp.clamped(try $0.resolved(in: zone).start) }
-        let end = try to.map { ISO8601Timestamp.clamped(try $0.resolved(in: zone).end) }
+        let spans: (from: DateExpression?, to: DateExpression?)
+        do {
+            spans = try DateExpression.range(from: from?.text, to: to?.text, now: Date(), timeZone: zone)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let start = spans.from.map { ISO8601Timestamp.clamped($0.start) }
+        let end = spans.to.map { ISO8601Timestamp.clamped($0.end) }
         if let start, let end, let from, let to, start >= end {
             throw ValidationError("--from \(from.text) is later than --to \(to.text), so nothing can match; did you swap them?")
         }
@@ -48,5 +54,7 @@ struct DateArgument: ExpressibleByArgument, Sendable {
     }
 
     /// The text of `--help` for a date option.
-    static let help = "Forms: \(DateExpression.forms)."
+    static let help =
+        "Forms: \(DateExpression.forms). A weekday alone: with --from the last one, today included (--from monday: since Monday), "
+        + "unless --to looks ahead past its next one; with --to or --on the next one, today included."
 }
