@@ -57,9 +57,7 @@ extension RecordingsCommand {
 
         /// Names each recording and what goes with it, and asks; refuses without a terminal.
         private func confirm(client: StenoClient) throws {
-            guard isatty(STDIN_FILENO) == 1 else {
-                throw CLIFailure(message: "deleting needs a yes: pass --yes when not asking on a terminal", exitCode: 64)
-            }
+            try RecordingsCommand.requireTerminal(for: "deleting")
             var fileCount = 0
             for id in Array(Set(ids)).sorted() {
                 let recording = try client.call(StenoMethods.recordingsGet, RecordingReferenceParams(id: id))
@@ -71,10 +69,7 @@ extension RecordingsCommand {
                 if file { for path in present { Output.say("    file \(path)") } }
             }
             let files = file ? " and \(fileCount) file(s) in the inbox" : " (the files stay in the inbox)"
-            Output.write(TerminalText.clean("Delete \(Set(ids).count) recording(s)\(files)? [y/N] "))
-            guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw CLIFailure(message: "nothing deleted", exitCode: 1)
-            }
+            try RecordingsCommand.requireYes(to: "Delete \(Set(ids).count) recording(s)\(files)?")
         }
     }
 
@@ -156,13 +151,8 @@ extension RecordingsCommand {
                                 + (preview.recordings.isEmpty ? "" : ": " + preview.recordings.map(String.init).joined(separator: " ")))
                     }
                     if !yes {
-                        guard isatty(STDIN_FILENO) == 1 else {
-                            throw CLIFailure(message: "purging needs a yes: pass --yes when not asking on a terminal", exitCode: 64)
-                        }
-                        Output.write("Delete \(preview.recordings.count) recording(s) missing for more than \(days) day(s)? [y/N] ")
-                        guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                            throw CLIFailure(message: "nothing deleted", exitCode: 1)
-                        }
+                        try RecordingsCommand.requireTerminal(for: "purging")
+                        try RecordingsCommand.requireYes(to: "Delete \(preview.recordings.count) recording(s) missing for more than \(days) day(s)?")
                     }
                     let purged = try client.call(StenoMethods.recordingsPurge, RecordingPurgeParams(olderThanDays: days))
                     let jobs = try JobWaiting.wait(for: purged.jobs, label: "deleting", what: "deletion job(s)", timeout: timeout, client: client)
@@ -175,6 +165,23 @@ extension RecordingsCommand {
                     }
                 }
             }
+        }
+    }
+}
+
+extension RecordingsCommand {
+    /// Refuses to ask without a terminal: a script must say --yes itself.
+    static func requireTerminal(for doing: String) throws {
+        guard isatty(STDIN_FILENO) == 1 else {
+            throw CLIFailure(message: "\(doing) needs a yes: pass --yes when not asking on a terminal", exitCode: 64)
+        }
+    }
+
+    /// Asks `question` on the terminal; anything but y or yes deletes nothing.
+    static func requireYes(to question: String) throws {
+        Output.write(TerminalText.clean(question + " [y/N] "))
+        guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw CLIFailure(message: "nothing deleted", exitCode: 1)
         }
     }
 }
