@@ -6,10 +6,11 @@ import StenoCore
 /// their files from the inbox when asked, then ``finishDeletions(_:)`` deletes their rows. A
 /// recording is therefore either whole (perhaps marked) or gone with what was asked of it.
 public protocol RecordingDeletionStore: Sendable {
-    /// Marks the request's recordings that exist (a mark already there is kept as it was),
-    /// remembers their content hashes when asked, and queues `job` (when any recording was
-    /// marked) — one transaction.
-    func markForDeletion(_ request: DeletionRequest, job: JobDraft) async throws -> MarkedDeletion
+    /// Marks the request's recordings that exist and are not held (a mark already there is
+    /// kept as it was), remembers their content hashes when asked, and queues `job` (when any
+    /// recording was marked) — one transaction. Without a job the caller finishes the
+    /// deletions itself; were it to stop, the deletion resumed at start-up finishes them.
+    func markForDeletion(_ request: DeletionRequest, job: JobDraft?) async throws -> MarkedDeletion
     /// Marked recordings (only those of `ids`, when given), ascending by id from `afterID`,
     /// with every path each was seen at.
     func pendingDeletions(ids: [Int64]?, afterID: Int64, limit: Int) async throws -> [PendingDeletion]
@@ -17,8 +18,8 @@ public protocol RecordingDeletionStore: Sendable {
     /// link, attendees cached for it, link history, search entries); returns how many went.
     /// An id that is not marked is left alone: only a mark makes a recording go.
     func finishDeletions(_ ids: [Int64]) async throws -> Int
-    /// Recordings `missing` (no file of theirs left in the inbox) since before `cutoff` and not
-    /// marked yet, ascending by id, at most `limit`.
+    /// Recordings `missing` (no file of theirs left in the inbox) since before `cutoff`, neither
+    /// held nor marked yet, ascending by id, at most `limit`.
     func missingRecordings(before cutoff: Date, limit: Int) async throws -> [Int64]
     /// The remembered deletion of each of `hashes` that has one.
     func deletedContents(_ hashes: [String]) async throws -> [String: DeletedContent]
@@ -37,20 +38,26 @@ public struct DeletionRequest: Sendable, Hashable {
     /// Whether the recordings' content hashes are remembered, so the same bytes dropped again
     /// are not catalogued again.
     public var remembersContent: Bool
+    /// The absolute folder the files are moved to instead of being removed (with `withFiles`).
+    public var archiveDirectory: String?
     public var now: Date
 
-    public init(recordingIDs: [Int64], requestedBy: String, withFiles: Bool, remembersContent: Bool = true, now: Date = Date()) {
+    public init(
+        recordingIDs: [Int64], requestedBy: String, withFiles: Bool, remembersContent: Bool = true, archiveDirectory: String? = nil,
+        now: Date = Date()
+    ) {
         self.recordingIDs = recordingIDs
         self.requestedBy = requestedBy
         self.withFiles = withFiles
         self.remembersContent = remembersContent
+        self.archiveDirectory = archiveDirectory
         self.now = now
     }
 }
 
 /// What ``RecordingDeletionStore/markForDeletion(_:job:)`` marked, and the job that finishes it.
 public struct MarkedDeletion: Sendable, Hashable {
-    /// The request's recordings that exist, ascending.
+    /// The request's recordings that exist and are not held, ascending.
     public var recordingIDs: [Int64]
     /// The job queued (or the live job holding its unique key); nil when nothing was marked.
     public var job: Job?
@@ -65,12 +72,15 @@ public struct MarkedDeletion: Sendable, Hashable {
 public struct PendingDeletion: Sendable, Hashable {
     public var recordingID: Int64
     public var withFiles: Bool
+    /// Where its files are moved instead of being removed.
+    public var archiveDirectory: String?
     /// Every path of the recording, present or not, relative to the inbox.
     public var paths: [String]
 
-    public init(recordingID: Int64, withFiles: Bool, paths: [String]) {
+    public init(recordingID: Int64, withFiles: Bool, archiveDirectory: String? = nil, paths: [String]) {
         self.recordingID = recordingID
         self.withFiles = withFiles
+        self.archiveDirectory = archiveDirectory
         self.paths = paths
     }
 }
@@ -90,8 +100,7 @@ public struct DeletedContent: Sendable, Hashable {
 
     /// Why a file of this content is not catalogued, with the way to catalogue it again.
     public var ignoredReason: String {
-        let day = ISO8601DateFormatter.string(from: deletedAt, timeZone: TimeZone(identifier: "UTC") ?? .current, formatOptions: [.withFullDate])
-        return "its content was deleted from the catalog on \(day) by \(deletedBy); "
+        "its content was deleted from the catalog on \(UTCDay.text(deletedAt)) by \(deletedBy); "
             + "to catalogue it again: steno recordings forget-content \(contentHash)"
     }
 }

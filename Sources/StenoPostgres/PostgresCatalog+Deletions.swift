@@ -4,18 +4,23 @@ import StenoCatalog
 import StenoCore
 
 extension PostgresCatalog: RecordingDeletionStore {
-    public func markForDeletion(_ request: DeletionRequest, job: JobDraft) async throws -> MarkedDeletion {
+    public func markForDeletion(_ request: DeletionRequest, job: JobDraft?) async throws -> MarkedDeletion {
         let now = Self.milliseconds(request.now)
         return try await transaction { tx in
             // Locked: an ingest attaching a path, or a second deletion, waits for this one.
             let ids = try await tx.rows(
-                "SELECT id FROM recordings WHERE id = ANY(\(request.recordingIDs)::bigint[]) ORDER BY id FOR UPDATE"
+                """
+                SELECT id FROM recordings
+                WHERE id = ANY(\(request.recordingIDs)::bigint[])
+                  AND NOT EXISTS (SELECT 1 FROM recording_holds h WHERE h.recording_id = recordings.id)
+                ORDER BY id FOR UPDATE
+                """
             ).map { try $0.decode(Int64.self) }
             guard !ids.isEmpty else { return MarkedDeletion(recordingIDs: [], job: nil) }
             try await tx.execute(
                 """
-                INSERT INTO recording_deletions (recording_id, requested_at, requested_by, with_files)
-                SELECT id, \(now), \(request.requestedBy), \(request.withFiles) FROM unnest(\(ids)::bigint[]) AS id
+                INSERT INTO recording_deletions (recording_id, requested_at, requested_by, with_files, archive_dir)
+                SELECT id, \(now), \(request.requestedBy), \(request.withFiles), \(request.archiveDirectory) FROM unnest(\(ids)::bigint[]) AS id
                 ON CONFLICT (recording_id) DO NOTHING
                 """)
             if request.remembersContent {
@@ -27,7 +32,9 @@ extension PostgresCatalog: RecordingDeletionStore {
                     ON CONFLICT (content_hash) DO NOTHING
                     """)
             }
-            return MarkedDeletion(recordingIDs: ids, job: try await Self.enqueue(job, in: tx, now: request.now).job)
+            var queued: Job?
+            if let job { queued = try await Self.enqueue(job, in: tx, now: request.now).job }
+            return MarkedDeletion(recordingIDs: ids, job: queued)
         }
     }
 
@@ -35,11 +42,11 @@ extension PostgresCatalog: RecordingDeletionStore {
         try await transaction { tx in
             let marks = try await tx.rows(
                 """
-                SELECT recording_id, with_files FROM recording_deletions
+                SELECT recording_id, with_files, archive_dir FROM recording_deletions
                 WHERE recording_id > \(afterID) AND (\(ids == nil) OR recording_id = ANY(\(ids ?? [])::bigint[]))
                 ORDER BY recording_id LIMIT \(limit)
                 """
-            ).map { try $0.decode((Int64, Bool).self) }
+            ).map { try $0.decode((Int64, Bool, String?).self) }
             guard !marks.isEmpty else { return [] }
             var paths: [Int64: [String]] = [:]
             for row in try await tx.rows(
@@ -48,7 +55,7 @@ extension PostgresCatalog: RecordingDeletionStore {
                 let (id, path) = try row.decode((Int64, String).self)
                 paths[id, default: []].append(path)
             }
-            return marks.map { PendingDeletion(recordingID: $0.0, withFiles: $0.1, paths: paths[$0.0] ?? []) }
+            return marks.map { PendingDeletion(recordingID: $0.0, withFiles: $0.1, archiveDirectory: $0.2, paths: paths[$0.0] ?? []) }
         }
     }
 
@@ -70,6 +77,7 @@ extension PostgresCatalog: RecordingDeletionStore {
             SELECT id FROM recordings
             WHERE status = 'missing' AND updated_at < \(Self.milliseconds(cutoff))
               AND NOT EXISTS (SELECT 1 FROM recording_deletions d WHERE d.recording_id = recordings.id)
+              AND NOT EXISTS (SELECT 1 FROM recording_holds h WHERE h.recording_id = recordings.id)
             ORDER BY id LIMIT \(limit)
             """
         ).map { try $0.decode(Int64.self) }

@@ -4,21 +4,26 @@ import StenoCatalog
 import StenoCore
 
 extension SQLiteCatalog: RecordingDeletionStore {
-    public func markForDeletion(_ request: DeletionRequest, job: JobDraft) async throws -> MarkedDeletion {
+    public func markForDeletion(_ request: DeletionRequest, job: JobDraft?) async throws -> MarkedDeletion {
         let now = Self.milliseconds(request.now)
         return try await writer.write { db in
             let ids = try Int64.fetchAll(
-                db.cachedStatement(sql: "SELECT id FROM recordings WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"),
+                db.cachedStatement(
+                    sql: """
+                        SELECT id FROM recordings
+                        WHERE id IN (SELECT value FROM json_each(?)) AND id NOT IN (SELECT recording_id FROM recording_holds)
+                        ORDER BY id
+                        """),
                 arguments: [Self.jsonArray(request.recordingIDs)])
             guard !ids.isEmpty else { return MarkedDeletion(recordingIDs: [], job: nil) }
             let list = Self.jsonArray(ids)
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO recording_deletions (recording_id, requested_at, requested_by, with_files)
-                    SELECT value, ?, ?, ? FROM json_each(?) WHERE true
+                    INSERT INTO recording_deletions (recording_id, requested_at, requested_by, with_files, archive_dir)
+                    SELECT value, ?, ?, ?, ? FROM json_each(?) WHERE true
                     ON CONFLICT (recording_id) DO NOTHING
                     """
-            ).execute(arguments: [now, request.requestedBy, request.withFiles, list])
+            ).execute(arguments: [now, request.requestedBy, request.withFiles, request.archiveDirectory, list])
             if request.remembersContent {
                 try db.cachedStatement(
                     sql: """
@@ -29,7 +34,7 @@ extension SQLiteCatalog: RecordingDeletionStore {
                         """
                 ).execute(arguments: [now, request.requestedBy, list])
             }
-            return MarkedDeletion(recordingIDs: ids, job: try Self.enqueue(job, in: db, now: request.now).job)
+            return MarkedDeletion(recordingIDs: ids, job: try job.map { try Self.enqueue($0, in: db, now: request.now).job })
         }
     }
 
@@ -38,7 +43,7 @@ extension SQLiteCatalog: RecordingDeletionStore {
             let marks = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT recording_id, with_files FROM recording_deletions
+                        SELECT recording_id, with_files, archive_dir FROM recording_deletions
                         WHERE recording_id > ? AND (? IS NULL OR recording_id IN (SELECT value FROM json_each(?)))
                         ORDER BY recording_id LIMIT ?
                         """),
@@ -52,7 +57,7 @@ extension SQLiteCatalog: RecordingDeletionStore {
             while let row = try rows.next() { paths[row["recording_id"], default: []].append(row["path"]) }
             return marks.map { mark in
                 let id: Int64 = mark["recording_id"]
-                return PendingDeletion(recordingID: id, withFiles: mark["with_files"], paths: paths[id] ?? [])
+                return PendingDeletion(recordingID: id, withFiles: mark["with_files"], archiveDirectory: mark["archive_dir"], paths: paths[id] ?? [])
             }
         }
     }
@@ -75,7 +80,8 @@ extension SQLiteCatalog: RecordingDeletionStore {
                 db.cachedStatement(
                     sql: """
                         SELECT id FROM recordings
-                        WHERE status = 'missing' AND updated_at < ? AND id NOT IN (SELECT recording_id FROM recording_deletions)
+                        WHERE status = 'missing' AND updated_at < ?
+                          AND id NOT IN (SELECT recording_id FROM recording_deletions) AND id NOT IN (SELECT recording_id FROM recording_holds)
                         ORDER BY id LIMIT ?
                         """),
                 arguments: [Self.milliseconds(cutoff), limit])

@@ -9,7 +9,7 @@ struct StenoBench: AsyncParsableCommand {
         abstract: "Steno's benchmarks. Run in release: swift run -c release steno-bench <name>.",
         subcommands: [
             RPCBenchmark.self, IngestBenchmark.self, LinkBenchmark.self, CalDAVBenchmark.self, GraphBenchmark.self, DeviceBenchmark.self, QueueBenchmark.self,
-            GraphSlotsBenchmark.self, QueryBenchmark.self, ListenBenchmark.self,
+            GraphSlotsBenchmark.self, QueryBenchmark.self, ListenBenchmark.self, RetentionBenchmark.self,
         ]
     )
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import GRDB
 import StenoAPI
@@ -23,22 +20,30 @@ struct DeletionCrashEndToEndTests {
         var paths: [Int64: [String]] = [:]
         var marked: Set<Int64> = []
         var remembered = 0
-    }
 
-    func snapshot(_ daemon: TestDaemon) throws -> Snapshot {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let database = try DatabaseQueue(path: daemon.dataDirectory + "/catalog.sqlite", configuration: configuration)
-        return try database.read { db in
-            var snapshot = Snapshot()
-            for row in try Row.fetchAll(db, sql: "SELECT r.id, p.path FROM recordings r LEFT JOIN recording_paths p ON p.recording_id = r.id") {
-                let id: Int64 = row[0]
-                let path: String? = row[1]
-                snapshot.paths[id, default: []] += path.map { [$0] } ?? []
+        /// The files of `fileOf` (recording → its path, `alice/…`) still in `folder` whose
+        /// recordings are gone: each one the watcher would catalogue anew.
+        func filesWithoutRecording(_ fileOf: [Int64: String], in folder: String) throws -> [String] {
+            let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder).map { "alice/" + $0 })
+            return fileOf.filter { files.contains($0.value) && paths[$0.key] == nil }.map(\.value).sorted()
+        }
+
+        /// Read from the catalog file of a daemon that is down.
+        static func read(_ daemon: TestDaemon) throws -> Snapshot {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let database = try DatabaseQueue(path: daemon.dataDirectory + "/catalog.sqlite", configuration: configuration)
+            return try database.read { db in
+                var snapshot = Snapshot()
+                for row in try Row.fetchAll(db, sql: "SELECT r.id, p.path FROM recordings r LEFT JOIN recording_paths p ON p.recording_id = r.id") {
+                    let id: Int64 = row[0]
+                    let path: String? = row[1]
+                    snapshot.paths[id, default: []] += path.map { [$0] } ?? []
+                }
+                snapshot.marked = Set(try Int64.fetchAll(db, sql: "SELECT recording_id FROM recording_deletions"))
+                snapshot.remembered = try Int.fetchOne(db, sql: "SELECT count(*) FROM deleted_contents") ?? 0
+                return snapshot
             }
-            snapshot.marked = Set(try Int64.fetchAll(db, sql: "SELECT recording_id FROM recording_deletions"))
-            snapshot.remembered = try Int.fetchOne(db, sql: "SELECT count(*) FROM deleted_contents") ?? 0
-            return snapshot
         }
     }
 
@@ -60,33 +65,20 @@ struct DeletionCrashEndToEndTests {
 
         let marked = try daemon.client().call(StenoMethods.recordingsDelete, RecordingDeleteParams(ids: ids.sorted(), files: true))
         #expect(marked.recordings.count == Self.recordings)
-        var generator = SystemRandomNumberGenerator()
         // How many recordings each kill found left: the kills must land inside the run.
         var left: [Int] = []
         var filesLeft: [Int] = []
-        for kill in 0..<Self.kills {
-            // A random instant of the job's run, once it runs again (uninterrupted, it takes
-            // about two seconds here: the watcher and the ingest of the vanished paths share
-            // the two cores).
-            let client = try daemon.client()
-            var waits = 0
-            while waits < 3_000, try [.queued, .failed].contains(client.call(StenoMethods.jobsGet, JobIDParams(id: marked.job)).state) {
-                usleep(2_000)
-                waits += 1
-            }
-            usleep(UInt32.random(in: 0...250_000, using: &generator))
-            daemon.stop(signal: SIGKILL)
-            let down = try snapshot(daemon)
+        // Uninterrupted, the job takes about two seconds here: the watcher and the ingest of
+        // the vanished paths share the two cores.
+        try CrashKills.kill(daemon, during: marked.job, kills: Self.kills, maxDelay: 250_000) { kill in
+            let down = try Snapshot.read(daemon)
             left.append(down.paths.count)
             filesLeft.append(try FileManager.default.contentsOfDirectory(atPath: folder).count)
             #expect(Set(down.paths.keys).isSubset(of: ids), "kill \(kill): a recording that was not there before")
             #expect(down.marked == Set(down.paths.keys), "kill \(kill): every recording left is still marked")
             #expect(down.remembered == Self.recordings, "kill \(kill): every deleted content is remembered")
-            let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder).map { "alice/" + $0 })
-            for (id, path) in fileOf where files.contains(path) {
-                #expect(down.paths[id] != nil, "kill \(kill): \(path) is in the inbox but recording \(id) is gone")
-            }
-            try daemon.start()
+            let orphans = try down.filesWithoutRecording(fileOf, in: folder)
+            #expect(orphans.isEmpty, "kill \(kill): files in the inbox whose recordings are gone: \(orphans.prefix(5))")
         }
         let job = try poll(
             timeout: 120, { try daemon.client().call(StenoMethods.jobsGet, JobIDParams(id: marked.job)) }, until: { !$0.state.isLive })
@@ -97,18 +89,13 @@ struct DeletionCrashEndToEndTests {
         #expect(try IngestionEndToEndTests.recordings(daemon).isEmpty)
 
         // A restart rescans the inbox: nothing comes back.
-        let watching = "watching " + (URL(fileURLWithPath: daemon.inboxDirectory).resolvingSymlinksInPath().path)
-        let before = daemon.log.components(separatedBy: watching).count
-        daemon.stop()
-        try daemon.start()
-        let log = try poll(timeout: 30, { daemon.log }, until: { $0.components(separatedBy: watching).count > before })
-        #expect(log.components(separatedBy: watching).count > before, "the restarted watcher never rescanned:\n\(log.suffix(2000))")
+        #expect(try CrashKills.restartAndAwaitRescan(daemon), "the restarted watcher never rescanned:\n\(daemon.log.suffix(2000))")
         #expect(try IngestionEndToEndTests.recordings(daemon).isEmpty)
         #expect(try snapshotAfterStop(daemon).paths.isEmpty)
     }
 
     private func snapshotAfterStop(_ daemon: TestDaemon) throws -> Snapshot {
         daemon.stop()
-        return try snapshot(daemon)
+        return try Snapshot.read(daemon)
     }
 }

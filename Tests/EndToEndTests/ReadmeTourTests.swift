@@ -57,6 +57,7 @@ struct ReadmeTourTests {
         "steno jobs cancel 1": [5],
         "steno admin backup ~/catalog-2026-11-22.sqlite": [5],
         "steno recordings delete 7 --file --yes": [5],
+        "steno recordings hold 2 --reason \"case 118\"": [5],
     ]
 
     /// The uid bob connects from in the member's run.

@@ -135,7 +135,7 @@ struct MissingRecordingPurgeTests {
         #expect(try load("").retention.purgeMissingAfterDays == nil)
         let configured = try load("[retention]\npurge_missing_after_days = 30\npurge_cron = \"15 4 * * *\"\n")
         #expect(configured.retention.purgeMissingAfterDays == 30 && configured.retention.purgeCron == "15 4 * * *")
-        for bad in ["purge_missing_after_days = 0", "purge_missing_after_days = \"30d\"", "purge_cron = \"at night\"", "keep_days = 30"] {
+        for bad in ["purge_missing_after_days = 0", "purge_missing_after_days = \"30d\"", "purge_cron = \"at night\"", "keep_weeks = 30"] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try load("[retention]\n\(bad)\n") }
         }
         let daemon = StenoDaemon(configuration: configured, environment: [:])

@@ -148,5 +148,6 @@ extension StenoConfiguration {
         where !path.hasPrefix("/") {
             throw ConfigurationError("\(name) must be an absolute path, got \"\(path)\"")
         }
+        try validateRetention()
     }
 }

@@ -7,8 +7,11 @@ import StenoCore
 extension StenoDaemon {
     /// The handlers of every job kind this build runs. Add a feature's handler here.
     func jobHandlers(store: any CatalogStore, queue: JobQueue) -> [any JobHandler] {
-        [NoopJobHandler(), ingestHandler(store: store, queue: queue), RecordingDeletionJobHandler(store: store, inbox: inbox),
-            PurgeMissingJobHandler(store: store, queue: queue)]
+        let deletion = RecordingDeletionJobHandler(store: store, inbox: inbox)
+        return [
+            NoopJobHandler(), ingestHandler(store: store, queue: queue), deletion, PurgeMissingJobHandler(store: store, queue: queue),
+            RetentionJobHandler(store: store, settings: configuration.retention, finisher: deletion),
+        ]
     }
 
     /// The worker pool and the scheduler, configured from `[jobs]` and `[[schedule]]`.

@@ -13,7 +13,8 @@ extension StenoDaemon {
     }
 
     /// The nightly revalidation, unless the configuration schedules `links.revalidate` itself,
-    /// and the nightly purge of missing recordings when `[retention]` asks for one.
+    /// and the nightly purge of missing recordings and retention run when `[retention]` asks for
+    /// them.
     var defaultSchedules: [JobScheduler.Entry] {
         var entries: [JobScheduler.Entry] = []
         if !configuration.schedules.contains(where: { $0.kind == RevalidateLinksJobHandler.kind }),
@@ -27,6 +28,17 @@ extension StenoDaemon {
             entries.append(
                 JobScheduler.Entry(kind: PurgeMissingJob.name, schedule: nightly, payload: payload, timeZone: configuration.links.timeZone))
         }
+        if let nightly = retentionSchedule {
+            entries.append(
+                JobScheduler.Entry(
+                    kind: RetentionJob.name, schedule: nightly, timeZone: configuration.links.timeZone, maxAttempts: RetentionJob.maxAttempts))
+        }
         return entries
+    }
+
+    /// When the retention run fires; nil when every rule keeps recordings forever.
+    var retentionSchedule: CronSchedule? {
+        guard configuration.retention.policy.removesAnything else { return nil }
+        return try? CronSchedule(configuration.retention.expireCron)
     }
 }

@@ -152,6 +152,8 @@ public struct StenoDaemon: Sendable {
         UserMethods(store: store).register(in: &table)
         AdminMethods(store: store).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)
+        RetentionMethods(store: store, settings: configuration.retention, schedule: retentionSchedule, timeZone: configuration.links.timeZone)
+            .register(in: &table)
         JobMethods(queue: queue, catalog: store, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)
         AccountMethods(
             store: store, queue: queue, secrets: calendars?.secrets,

@@ -43,47 +43,70 @@ extension RecordingDeletionJob {
 }
 
 /// Runs `recordings.delete` jobs.
-struct RecordingDeletionJobHandler: JobHandler {
+package struct RecordingDeletionJobHandler: JobHandler {
     let store: any RecordingDeletionStore
     let inbox: Inbox
-    /// Recordings finished per transaction: one write per batch, progress between batches.
-    static let batchSize = 200
 
-    func run(_ attempts: [JobAttempt<RecordingDeletionJob>], context: JobContext) async throws -> [JobOutcome<RecordingDeletionJob.Result>] {
+    /// Removes the files of `inbox` that marked recordings name.
+    init(store: any RecordingDeletionStore, inbox: Inbox) {
+        self.store = store
+        self.inbox = inbox
+    }
+
+    /// Removes the files of the inbox at `inboxDirectory` that marked recordings name.
+    package init(store: any RecordingDeletionStore, inboxDirectory: String) {
+        self.init(store: store, inbox: Inbox(inboxDirectory))
+    }
+    /// Recordings finished per transaction: one write per batch, progress between batches.
+    package static let batchSize = 200
+
+    package func run(_ attempts: [JobAttempt<RecordingDeletionJob>], context: JobContext) async throws -> [JobOutcome<RecordingDeletionJob.Result>] {
         await attempts.eachAttempt { attempt in
-            .succeeded(try await finish(attempt.payload.recordings, context: context))
+            let ids = attempt.payload.recordings
+            let result = try await finish(ids, context: context) { done in
+                await context.reportProgress(ids.map { "deleted \(done.deleted) of \($0.count) recordings" } ?? "deleted \(done.deleted) recordings")
+            }
+            context.logger.info("recordings deleted", metadata: ["deleted": "\(result.deleted)", "files": "\(result.files)"])
+            return .succeeded(result)
         }
     }
 
-    /// Removes the files of the marked recordings that asked for it (with their sidecars and
-    /// transcripts), then deletes their rows, a
-    /// batch at a time. A file that cannot be removed fails the attempt before its recording's
-    /// rows go, so the recording stays whole until a later attempt removes it.
-    func finish(_ ids: [Int64]?, context: JobContext) async throws -> RecordingDeletionJob.Result {
+    /// Removes (or archives) the files of the marked recordings that asked for it, with their
+    /// sidecars and transcripts, then deletes their rows, a batch at a time, telling `progress`
+    /// after each. A file that cannot be removed fails the attempt before its recording's rows
+    /// go, so the recording stays whole until a later attempt removes it.
+    package func finish(
+        _ ids: [Int64]?, batchSize: Int = Self.batchSize, context: JobContext,
+        progress: (RecordingDeletionJob.Result) async -> Void = { _ in }
+    ) async throws -> RecordingDeletionJob.Result {
         var result = RecordingDeletionJob.Result(deleted: 0, files: 0)
         var afterID: Int64 = 0
         while true {
             try Task.checkCancellation()
-            let batch = try await store.pendingDeletions(ids: ids, afterID: afterID, limit: Self.batchSize)
+            let batch = try await store.pendingDeletions(ids: ids, afterID: afterID, limit: batchSize)
             guard let last = batch.last else { break }
+            var folders = InboxFileRemoval.Folders()
             for pending in batch where pending.withFiles {
                 // Its sidecar and transcript hold its title, people and words: they go too.
-                for path in pending.paths.flatMap({ [$0] + InboxPath.companions(of: $0) }) {
-                    switch try InboxFileRemoval.remove(path, in: inbox) {
-                    case .removed: result.files += 1
-                    case .absent: break
-                    case .outside(let reason):
-                        context.logger.warning(
-                            "a deleted recording's file is left in place: \(reason)",
-                            metadata: ["recording": "\(pending.recordingID)", "path": .string(path)])
+                for path in pending.paths {
+                    for (file, outcome) in try InboxFileRemoval.remove(
+                        path, withCompanions: true, in: inbox, archivingTo: pending.archiveDirectory, folders: &folders)
+                    {
+                        switch outcome {
+                        case .removed, .archived: result.files += 1
+                        case .absent: break
+                        case .outside(let reason):
+                            context.logger.warning(
+                                "a deleted recording's file is left in place: \(reason)",
+                                metadata: ["recording": "\(pending.recordingID)", "path": .string(file)])
+                        }
                     }
                 }
             }
             result.deleted += try await store.finishDeletions(batch.map(\.recordingID))
             afterID = last.recordingID
-            await context.reportProgress(ids.map { "deleted \(result.deleted) of \($0.count) recordings" } ?? "deleted \(result.deleted) recordings")
+            await progress(result)
         }
-        context.logger.info("recordings deleted", metadata: ["deleted": "\(result.deleted)", "files": "\(result.files)"])
         return result
     }
 }

@@ -25,14 +25,21 @@ public struct JobScheduler: Service {
         public var timeZone: TimeZone
         /// The job priority.
         public var priority: Int
+        /// The attempts each job has (a crash of the daemon counts as one); nil takes the
+        /// queue's default.
+        public var maxAttempts: Int?
 
         /// An entry; `payload` is JSON text.
-        public init(kind: String, schedule: CronSchedule, payload: String = "{}", timeZone: TimeZone, priority: Int = JobPriority.normal) {
+        public init(
+            kind: String, schedule: CronSchedule, payload: String = "{}", timeZone: TimeZone, priority: Int = JobPriority.normal,
+            maxAttempts: Int? = nil
+        ) {
             self.kind = kind
             self.schedule = schedule
             self.payload = payload
             self.timeZone = timeZone
             self.priority = priority
+            self.maxAttempts = maxAttempts
         }
 
         /// The unique key of this schedule's jobs.
@@ -120,7 +127,9 @@ public struct JobScheduler: Service {
     @discardableResult
     func enqueue(_ entry: Entry, firedAt fire: Date) async -> Bool {
         do {
-            let draft = JobDraft(kind: entry.kind, payload: entry.payload, priority: entry.priority, runAt: fire, uniqueKey: entry.uniqueKey)
+            let draft = JobDraft(
+                kind: entry.kind, payload: entry.payload, priority: entry.priority, maxAttempts: entry.maxAttempts, runAt: fire,
+                uniqueKey: entry.uniqueKey)
             guard let result = try await queue.enqueueScheduled(draft, schedule: entry.uniqueKey, fireTime: fire, fires: fires) else {
                 logger.debug("scheduled run enqueued by another daemon", metadata: ["kind": .string(entry.kind), "fire": "\(fire)"])
                 outage.succeeded()

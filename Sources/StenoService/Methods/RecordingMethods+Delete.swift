@@ -34,6 +34,7 @@ extension RecordingMethods {
         for id in ids {
             try await checkDeletable(id, withFiles: withFiles, caller: call.caller)
         }
+        if let hold = try await store.holds(ids: ids).first { throw RPCError.failedPrecondition(hold.refusal) }
         let requestedBy = Self.actor(call.caller)
         let draft = try RecordingDeletionJob.draft(recordings: ids, requestedBy: requestedBy)
         let marked = try await store.markForDeletion(

@@ -14,7 +14,7 @@ struct RecordingsCommand: ParsableCommand {
               steno recordings show 7      # one in full: its meeting, paths, format
               steno recordings explain 7   # why it is linked as it is
             """,
-        subcommands: [List.self, Show.self, Open.self, Play.self, Export.self, ExplainCommand.self, Delete.self, ForgetContent.self, Purge.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, Open.self, Play.self, Export.self, ExplainCommand.self, Delete.self, ForgetContent.self, Purge.self, Hold.self, Unhold.self], defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List recordings you may see (admins: all).",
