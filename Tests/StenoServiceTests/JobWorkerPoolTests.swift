@@ -199,9 +199,30 @@ struct JobWorkerPoolTests {
             #expect(try await catalog.job(id: bad.id).state == .dead)
         }
     }
+
+    @Test func theLastProgressOfARunIsKeptWithItsJob() async throws {
+        // Reports closer together than the reporter writes: the last one waits for its interval,
+        // which ends after the job has finished.
+        try await withPool(handlers: [ProgressHandler()]) { queue, catalog in
+            let job = try await queue.enqueue(JobDraft(kind: ProgressJob.name)).job
+            #expect(try await eventually { try await allFinished(catalog) })
+            let done = try await catalog.job(id: job.id)
+            #expect(done.state == .succeeded && done.progress == "step 3 of 3", "\(done.progress ?? "no progress")")
+        }
+    }
 }
 
 // MARK: - Fake handlers
+
+enum ProgressJob: TestJob { static let name = "progress" }
+
+/// Reports three steps at once, then succeeds.
+struct ProgressHandler: JobHandler {
+    func run(_ attempts: [JobAttempt<ProgressJob>], context: JobContext) async throws -> [JobOutcome<JSONValue?>] {
+        for step in 1...3 { await context.reportProgress("step \(step) of 3") }
+        return attempts.map { _ in .succeeded(nil) }
+    }
+}
 
 /// Job kinds of the fake handlers: any payload; a JSON result, or none.
 protocol TestJob: JobKind where Payload == JSONValue, Result == JSONValue? {}

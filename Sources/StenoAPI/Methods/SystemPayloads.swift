@@ -81,8 +81,14 @@ public struct CallerInfo: Codable, Sendable, Hashable {
 public struct BackupParams: Codable, Sendable, Hashable {
     /// Absolute path of the file to create on the daemon's machine; must not exist yet.
     public var path: String
+    /// Once the copy is written, remove the catalog copies in the same folder last written
+    /// more than this many days ago (a backup keeps what was deleted since, until it goes).
+    public var pruneOlderThanDays: Int?
 
-    public init(path: String) { self.path = path }
+    public init(path: String, pruneOlderThanDays: Int? = nil) {
+        self.path = path
+        self.pruneOlderThanDays = pruneOlderThanDays
+    }
 }
 
 /// The result of `admin.backup`.
@@ -93,10 +99,13 @@ public struct BackupResult: Codable, Sendable, Hashable {
     public var bytes: Int64
     /// How long the copy took.
     public var durationSeconds: Double
+    /// The older copies removed (with `pruneOlderThanDays`), ascending.
+    public var pruned: [String]?
 
-    public init(path: String, bytes: Int64, durationSeconds: Double) {
+    public init(path: String, bytes: Int64, durationSeconds: Double, pruned: [String]? = nil) {
         self.path = path
         self.bytes = bytes
         self.durationSeconds = durationSeconds
+        self.pruned = pruned
     }
 }

@@ -150,7 +150,7 @@ public struct StenoDaemon: Sendable {
         DeviceMethods(store: store, defaultTimeZone: configuration.calendarTimeZone.identifier, quotas: configuration.members)
             .register(in: &table)
         UserMethods(store: store).register(in: &table)
-        AdminMethods(store: store).register(in: &table)
+        AdminMethods(store: store, catalogFiles: [configuration.databasePath]).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)
         RetentionMethods(store: store, settings: configuration.retention, schedule: retentionSchedule, timeZone: configuration.links.timeZone)
             .register(in: &table)

@@ -43,6 +43,10 @@ actor JobProgressReporter {
         await flush()
     }
 
+    /// Writes the text still waiting for its interval, at the end of a run: a job's progress is
+    /// recorded only while it runs, so the last report would otherwise be lost.
+    func flushPending() async { await flush() }
+
     /// Writes the pending text if it differs from the one written.
     private func flush() async {
         flushScheduled = false

@@ -73,6 +73,7 @@ extension JobWorkerPool {
             group.cancelAll()
             return end
         }
+        await context.progress?.flushPending()
         // In a task of its own: a pool being cancelled must still release or record the claims,
         // and cancellation would interrupt the database call.
         let poolCancelled = Task.isCancelled

@@ -120,28 +120,16 @@ extension RecordingsCommand {
         @Flag(name: [.short, .long], help: "Do not ask.") var yes = false
         @Option(name: .long, help: "Give up waiting for the deletion after this many seconds.") var timeout: Double = 600
 
-        /// Days in `30d`, `2w` or `30`.
-        static func days(_ text: String) -> Int? {
-            let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-            if let days = Int(trimmed) { return days }
-            guard let unit = trimmed.last, let count = Int(trimmed.dropLast()) else { return nil }
-            switch unit {
-            case "d": return count
-            case "w": return count * 7
-            default: return nil
-            }
-        }
-
         func validate() throws {
             guard missing else { throw ValidationError("say what to purge: --missing (recordings whose files are gone)") }
-            guard let days = Self.days(olderThan), days >= 1 else {
+            guard let days = DayCount.parse(olderThan), days >= 1 else {
                 throw ValidationError("--older-than takes days: 30d, 2w or 30 (at least one day), not \(olderThan)")
             }
         }
 
         func run() throws {
             try reportingFailures {
-                let days = Self.days(olderThan) ?? 0
+                let days = DayCount.parse(olderThan) ?? 0
                 try global.withClient { client in
                     let preview = try client.call(StenoMethods.recordingsPurge, RecordingPurgeParams(olderThanDays: days, dryRun: true))
                     if dryRun || preview.recordings.isEmpty {
