@@ -11,7 +11,3 @@ CREATE TABLE recording_holds (
 -- inbox, `[retention] archive_dir`); NULL removes them. Kept with the mark, so a deletion
 -- resumed after a crash moves them where the run that marked them meant to.
 ALTER TABLE recording_deletions ADD COLUMN archive_dir TEXT;
-
--- The retention run looks for the recordings older than a day: by the time they were made,
--- else by the time they were catalogued.
-CREATE INDEX recordings_age ON recordings(COALESCE(recorded_at, created_at));

@@ -9,10 +9,12 @@ import StenoTesting
 /// Kills of a daemon at random instants of a job's run, for the tests that a crash at any
 /// instant leaves each recording whole or gone, and that the job finishes after the restart.
 enum CrashKills {
-    /// Kills `daemon` (SIGKILL) `kills` times, each at a random instant up to `maxDelay`
+    /// Kills `daemon` (SIGKILL) `kills` times, each at a random instant up to `maxDelay()`
     /// microseconds after job `id` runs again; calls `whileDown` with the kill's number while
     /// the daemon is down, then starts it again.
-    static func kill(_ daemon: TestDaemon, during id: Int64, kills: Int, maxDelay: UInt32, whileDown: (Int) throws -> Void) throws {
+    static func kill(
+        _ daemon: TestDaemon, during id: Int64, kills: Int, maxDelay: () -> UInt32, whileDown: (Int) throws -> Void
+    ) throws {
         var generator = SystemRandomNumberGenerator()
         for kill in 0..<kills {
             let client = try daemon.client()
@@ -21,7 +23,7 @@ enum CrashKills {
                 usleep(2_000)
                 waits += 1
             }
-            usleep(UInt32.random(in: 0...maxDelay, using: &generator))
+            usleep(UInt32.random(in: 0...maxDelay(), using: &generator))
             daemon.stop(signal: SIGKILL)
             try whileDown(kill)
             try daemon.start()

@@ -70,7 +70,7 @@ struct DeletionCrashEndToEndTests {
         var filesLeft: [Int] = []
         // Uninterrupted, the job takes about two seconds here: the watcher and the ingest of
         // the vanished paths share the two cores.
-        try CrashKills.kill(daemon, during: marked.job, kills: Self.kills, maxDelay: 250_000) { kill in
+        try CrashKills.kill(daemon, during: marked.job, kills: Self.kills, maxDelay: { 250_000 }) { kill in
             let down = try Snapshot.read(daemon)
             left.append(down.paths.count)
             filesLeft.append(try FileManager.default.contentsOfDirectory(atPath: folder).count)

@@ -1,19 +1,18 @@
 import Foundation
 import StenoAPI
 import StenoCore
-import StenoJSON
 import StenoTesting
 import StenoTestTraits
 import Testing
 
-/// A retention run over 3,200 recordings, 3,000 of them older than `keep_days`, the daemon killed
+/// A retention run over 8,200 recordings (eight batches), 8,000 of them older than `keep_days`, the daemon killed
 /// (SIGKILL) at random instants 20 times: each time it is down, every file still in the inbox
 /// has its recording and no recording is new; after the last restart the run finishes, the
 /// 200 young recordings stay, and a rescan catalogues nothing again.
 @Suite("Retention through crashes", .blocksThreads, .serialized)
 struct RetentionCrashEndToEndTests {
-    static let recordings = 3_200
-    static let expiring = 3_000
+    static let recordings = 8_200
+    static let expiring = 8_000
     static let kills = 20
     static let config = """
         [watcher]
@@ -50,9 +49,17 @@ struct RetentionCrashEndToEndTests {
         let run = try daemon.client().call(
             StenoMethods.jobsEnqueue, JobEnqueueParams(kind: "retention.run", maxAttempts: 100)).job
         var left: [Int] = []
-        // Early in the run, so that most kills land before it ends (uninterrupted, it takes
-        // a few seconds here).
-        try CrashKills.kill(daemon, during: run.id, kills: Self.kills, maxDelay: 40_000) { kill in
+        // A kill within `delay` of the run starting again: shorter while kills find progress,
+        // longer while they do not (a loaded machine plans and deletes more slowly), so that
+        // the kills land all along the run.
+        var delay: UInt32 = 40_000
+        let maxDelay = {
+            if left.count >= 2 {
+                delay = left[left.count - 1] < left[left.count - 2] ? max(delay / 2, 20_000) : min(delay * 3 / 2, 1_000_000)
+            }
+            return delay
+        }
+        try CrashKills.kill(daemon, during: run.id, kills: Self.kills, maxDelay: maxDelay) { kill in
             let down = try DeletionCrashEndToEndTests.Snapshot.read(daemon)
             left.append(down.paths.count)
             #expect(Set(down.paths.keys).isSubset(of: ids), "kill \(kill): a recording that was not there before")

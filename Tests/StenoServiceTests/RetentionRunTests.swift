@@ -77,6 +77,9 @@ struct RetentionRunTests {
         #expect(try await catalog.deletedContents(["hash of bob/standup.wav"]).isEmpty,
                 "an expired recording's content is not remembered: a copy dropped again is as old, and goes at the next run")
         #expect(try await run.expired(now: now).isEmpty, "a second run finds nothing")
+        let logged = try await catalog.accessLog(AccessLogQuery(actor: "retention"))
+        #expect(logged.compactMap(\.recordingID).sorted() == [oldAlice, oldBob].sorted() && logged.allSatisfy { $0.action == .retention })
+        #expect(logged.compactMap(\.owner).sorted() == ["alice", "bob"], "each entry names the owner the recording had")
 
         // A held recording cannot be deleted by hand either, until the hold is lifted.
         let recordings = RecordingMethods(store: catalog, queue: JobQueue(store: catalog), inbox: Inbox(root + "/inbox"))
@@ -163,7 +166,7 @@ struct RetentionRunTests {
 }
 
 /// A store no test call reaches: the access checks come first.
-private struct UnusedRetentionStore: RecordingDeletionStore, RetentionStore {
+private struct UnusedRetentionStore: RecordingDeletionStore, RetentionStore, AccessLogStore {
     struct Unused: Error {}
     func markForDeletion(_ request: DeletionRequest, job: JobDraft?) async throws -> MarkedDeletion { throw Unused() }
     func pendingDeletions(ids: [Int64]?, afterID: Int64, limit: Int) async throws -> [PendingDeletion] { throw Unused() }
@@ -175,4 +178,7 @@ private struct UnusedRetentionStore: RecordingDeletionStore, RetentionStore {
     func hold(_ ids: [Int64], by holder: String, reason: String?, now: Date) async throws -> [Int64] { throw Unused() }
     func releaseHolds(_ ids: [Int64]) async throws -> [Int64] { throw Unused() }
     func holds(ids: [Int64]?) async throws -> [RecordingHold] { throw Unused() }
+    func logAccess(_ draft: AccessDraft) async throws { throw Unused() }
+    func accessLog(_ query: AccessLogQuery) async throws -> [AccessEntry] { throw Unused() }
+    func pruneAccessLog(before cutoff: Date) async throws -> Int { throw Unused() }
 }

@@ -18,13 +18,16 @@ public struct RetentionSettings: Sendable, Hashable {
     /// When the retention run removes what has outlived the policy (`expire_cron`, default
     /// 03:45, in `[links] time_zone`); it runs only when some rule removes anything.
     public var expireCron = "45 3 * * *"
+    /// Days the access log keeps its entries (`audit_days`, default 365), pruned nightly at
+    /// `purge_cron`.
+    public var auditDays = 365
 
     public init() {}
 }
 
 extension StenoConfiguration {
     static let retentionKeys: Set<String> = [
-        "purge_missing_after_days", "purge_cron", "keep_days", "owners", "folders", "archive_dir", "expire_cron",
+        "purge_missing_after_days", "purge_cron", "keep_days", "owners", "folders", "archive_dir", "expire_cron", "audit_days",
     ]
 
     /// Reads `[retention]`, `[retention.owners]` and `[retention.folders]`.
@@ -38,6 +41,12 @@ extension StenoConfiguration {
         }
         if let value = table["purge_cron"] { retention.purgeCron = try Self.cron(value, named: "retention.purge_cron", path: path) }
         if let value = table["expire_cron"] { retention.expireCron = try Self.cron(value, named: "retention.expire_cron", path: path) }
+        if let value = table["audit_days"] {
+            guard let days = value.intValue, (1...36_500).contains(days) else {
+                throw ConfigurationError("\(path): retention.audit_days must be a whole number of days from 1 to 36500")
+            }
+            retention.auditDays = Int(days)
+        }
         if let value = table["keep_days"] {
             let days = try Self.keepDays(value, named: "retention.keep_days", path: path)
             retention.policy.keepDays = days == 0 ? nil : days

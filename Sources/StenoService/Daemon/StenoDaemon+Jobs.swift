@@ -10,7 +10,7 @@ extension StenoDaemon {
         let deletion = RecordingDeletionJobHandler(store: store, inbox: inbox)
         return [
             NoopJobHandler(), ingestHandler(store: store, queue: queue), deletion, PurgeMissingJobHandler(store: store, queue: queue),
-            RetentionJobHandler(store: store, settings: configuration.retention, finisher: deletion),
+            RetentionJobHandler(store: store, settings: configuration.retention, finisher: deletion), AccessLogPruneJobHandler(store: store),
         ]
     }
 

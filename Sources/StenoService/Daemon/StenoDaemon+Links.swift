@@ -13,8 +13,8 @@ extension StenoDaemon {
     }
 
     /// The nightly revalidation, unless the configuration schedules `links.revalidate` itself,
-    /// and the nightly purge of missing recordings and retention run when `[retention]` asks for
-    /// them.
+    /// the nightly pruning of the access log, and the nightly purge of missing recordings and
+    /// retention run when `[retention]` asks for them.
     var defaultSchedules: [JobScheduler.Entry] {
         var entries: [JobScheduler.Entry] = []
         if !configuration.schedules.contains(where: { $0.kind == RevalidateLinksJobHandler.kind }),
@@ -27,6 +27,12 @@ extension StenoDaemon {
         {
             entries.append(
                 JobScheduler.Entry(kind: PurgeMissingJob.name, schedule: nightly, payload: payload, timeZone: configuration.links.timeZone))
+        }
+        if let nightly = try? CronSchedule(configuration.retention.purgeCron),
+            let payload = try? AccessLogPruneJob.draft(.init(olderThanDays: configuration.retention.auditDays)).payload
+        {
+            entries.append(
+                JobScheduler.Entry(kind: AccessLogPruneJob.name, schedule: nightly, payload: payload, timeZone: configuration.links.timeZone))
         }
         if let nightly = retentionSchedule {
             entries.append(

@@ -6,7 +6,7 @@ import StenoCore
 /// with a deletion job for each batch, as `recordings.delete` marks them (their content
 /// remembered, so a file that comes back is not catalogued again).
 struct MissingRecordingPurge: Sendable {
-    let store: any RecordingDeletionStore
+    let store: any RecordingDeletionStore & AccessLogStore
     /// Recordings marked per transaction (and per deletion job).
     static let batchSize = 1_000
 
@@ -22,8 +22,9 @@ struct MissingRecordingPurge: Sendable {
         try await store.missingRecordings(before: now.addingTimeInterval(-Double(days) * 86_400), limit: limit)
     }
 
-    /// Marks the recordings missing for more than `days` days, on `requestedBy`'s word.
-    func mark(olderThanDays days: Int, requestedBy: String, now: Date) async throws -> Marked {
+    /// Marks the recordings missing for more than `days` days, on `requestedBy`'s word (from
+    /// `uid`, when a caller asked), and logs each.
+    func mark(olderThanDays days: Int, requestedBy: String, uid: UInt32? = nil, now: Date) async throws -> Marked {
         var marked = Marked()
         let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
         while true {
@@ -34,6 +35,8 @@ struct MissingRecordingPurge: Sendable {
             let done = try await store.markForDeletion(
                 request, job: try RecordingDeletionJob.draft(recordings: ids, requestedBy: requestedBy))
             guard let job = done.job else { break }
+            try await store.logAccess(
+                AccessDraft(action: .purge, recordingIDs: done.recordingIDs, actor: requestedBy, uid: uid, detail: "missing for more than \(days) days", at: now))
             marked.recordings += done.recordingIDs
             marked.jobs.append(job.id)
         }
@@ -60,7 +63,7 @@ public enum PurgeMissingJob: JobKind {
 
 /// Runs `recordings.purge-missing` jobs.
 struct PurgeMissingJobHandler: JobHandler {
-    let store: any RecordingDeletionStore
+    let store: any RecordingDeletionStore & AccessLogStore
     let queue: JobQueue
 
     func run(_ attempts: [JobAttempt<PurgeMissingJob>], context: JobContext) async throws -> [JobOutcome<PurgeMissingJob.Result>] {

@@ -43,6 +43,10 @@ extension RecordingMethods {
         guard let job = marked.job else {
             throw RPCError.notFound("none of the recordings \(ids.map(String.init).joined(separator: ", ")) exists any more")
         }
+        try await store.logAccess(
+            AccessDraft(
+                action: .delete, recordingIDs: marked.recordingIDs, actor: requestedBy, uid: call.caller.credentials.uid,
+                detail: withFiles ? "with files" : nil))
         queue.wake()
         call.logger.notice(
             "recordings marked for deletion",
@@ -90,6 +94,10 @@ extension RecordingMethods {
             }
         }
         let forgotten = try await store.forgetDeletedContents(hashes)
+        for hash in forgotten {
+            try await store.logAccess(
+                AccessDraft(action: .forgetContent, recordingIDs: nil, actor: Self.actor(call.caller), uid: call.caller.credentials.uid, detail: hash))
+        }
         call.logger.notice("deleted content forgotten", metadata: ["hashes": "\(forgotten.count)", "by": "\(Self.actor(call.caller))"])
         return ForgetContentResult(forgotten: forgotten)
     }
@@ -104,7 +112,8 @@ extension RecordingMethods {
             return RecordingPurgeResult(
                 recordings: try await purge.candidates(olderThanDays: params.olderThanDays, now: Date(), limit: Self.deletionLimit), jobs: [])
         }
-        let marked = try await purge.mark(olderThanDays: params.olderThanDays, requestedBy: Self.actor(call.caller), now: Date())
+        let marked = try await purge.mark(
+            olderThanDays: params.olderThanDays, requestedBy: Self.actor(call.caller), uid: call.caller.credentials.uid, now: Date())
         if !marked.jobs.isEmpty { queue.wake() }
         call.logger.notice(
             "missing recordings marked for deletion",

@@ -36,6 +36,7 @@ extension RecordingMethods {
         guard call.attach(file) else {
             throw RPCError.failedPrecondition("recordings.open hands a file descriptor over the Unix socket; call it alone, not in a batch")
         }
+        try await store.logAccess(AccessDraft(action: .open, recordingIDs: [id], actor: Self.actor(call.caller), uid: call.caller.credentials.uid))
         let meeting = try await store.link(recordingID: recording.id).flatMap(RecordingMeeting.init)
         let isOwnerOrAdmin = call.caller.isAdmin || (recording.ownerID != nil && recording.ownerID == call.caller.user?.id)
         call.logger.info("recording opened", metadata: ["recording": "\(id)", "uid": "\(call.caller.credentials.uid)", "path": "\(file.path)"])

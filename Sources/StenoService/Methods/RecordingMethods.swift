@@ -5,7 +5,7 @@ import StenoCore
 
 /// `recordings.*`: the catalogue of recordings, filtered by what the caller may see.
 struct RecordingMethods: Sendable {
-    let store: any RecordingStore & UserStore & LinkStore & RecordingDeletionStore & RetentionStore
+    let store: any RecordingStore & UserStore & LinkStore & RecordingDeletionStore & RetentionStore & AccessLogStore
     let queue: JobQueue
     let inbox: Inbox
 

@@ -6,7 +6,7 @@ import StenoCore
 /// `retention.preview` and the legal holds (`recordings.hold`, `recordings.unhold`,
 /// `recordings.holds`).
 struct RetentionMethods: Sendable {
-    let store: any RecordingDeletionStore & RetentionStore
+    let store: any RecordingDeletionStore & RetentionStore & AccessLogStore
     let settings: RetentionSettings
     /// When the retention run fires (nil: no run is scheduled), and the zone it is read in.
     let schedule: CronSchedule?
@@ -53,6 +53,8 @@ struct RetentionMethods: Sendable {
         let reason = params.reason?.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (reason?.count ?? 0) <= 1_000 else { throw RPCError.invalidParams("a hold's reason is at most 1,000 characters") }
         let held = try await store.hold(ids, by: RecordingMethods.actor(call.caller), reason: reason?.isEmpty == true ? nil : reason, now: Date())
+        try await store.logAccess(
+            AccessDraft(action: .hold, recordingIDs: held, actor: RecordingMethods.actor(call.caller), uid: call.caller.credentials.uid, detail: reason))
         call.logger.notice(
             "recordings held", metadata: ["recordings": "\(held.count)", "by": "\(RecordingMethods.actor(call.caller))", "uid": "\(call.caller.credentials.uid)"])
         return RecordingHoldResult(held: held, unknown: Array(Set(ids).subtracting(held)).sorted())
@@ -61,6 +63,7 @@ struct RetentionMethods: Sendable {
     /// Lifts the holds of `ids`.
     func unhold(_ ids: [Int64], call: RPCCall) async throws -> RecordingUnholdResult {
         let released = try await store.releaseHolds(try Self.ids(ids, verb: "unhold"))
+        try await store.logAccess(AccessDraft(action: .unhold, recordingIDs: released, actor: RecordingMethods.actor(call.caller), uid: call.caller.credentials.uid))
         call.logger.notice(
             "recording holds lifted",
             metadata: ["recordings": "\(released.count)", "by": "\(RecordingMethods.actor(call.caller))", "uid": "\(call.caller.credentials.uid)"])

@@ -7,6 +7,11 @@ import StenoCore
 struct RetentionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retention", abstract: "What the nightly retention run removes.",
+        discussion: """
+            Examples:
+              steno retention            # the same as steno retention preview
+              steno retention preview -o json
+            """,
         subcommands: [Preview.self], defaultSubcommand: Preview.self)
 
     /// `steno retention preview`.
