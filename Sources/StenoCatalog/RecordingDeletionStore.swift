@@ -7,8 +7,9 @@ import StenoCore
 /// recording is therefore either whole (perhaps marked) or gone with what was asked of it.
 public protocol RecordingDeletionStore: Sendable {
     /// Marks the request's recordings that exist and are not held (a mark already there is
-    /// kept as it was), remembers their content hashes when asked, and queues `job` (when any
-    /// recording was marked) — one transaction. Without a job the caller finishes the
+    /// kept as it was), remembers their content hashes when asked, logs the request's access
+    /// for each one marked, and queues `job` (when any recording was marked) — one
+    /// transaction, so a deletion is logged exactly when it is decided. Without a job the caller finishes the
     /// deletions itself; were it to stop, the deletion resumed at start-up finishes them.
     func markForDeletion(_ request: DeletionRequest, job: JobDraft?) async throws -> MarkedDeletion
     /// Marked recordings (only those of `ids`, when given), ascending by id from `afterID`,
@@ -40,12 +41,35 @@ public struct DeletionRequest: Sendable, Hashable {
     public var remembersContent: Bool
     /// The absolute folder the files are moved to instead of being removed (with `withFiles`).
     public var archiveDirectory: String?
+    /// What the access log says of each recording marked (its actor: `requestedBy`); nothing
+    /// when nil.
+    public var access: Access?
     public var now: Date
+
+    /// An access log entry of a deletion.
+    public struct Access: Sendable, Hashable {
+        public var action: AccessEntry.Action
+        /// The caller's Unix uid; nil for the nightly jobs.
+        public var uid: UInt32?
+        public var detail: String?
+
+        public init(_ action: AccessEntry.Action, uid: UInt32?, detail: String? = nil) {
+            self.action = action
+            self.uid = uid
+            self.detail = detail
+        }
+    }
+
+    /// The access log entry of the recordings `ids` this request marked.
+    public func accessDraft(marked ids: [Int64]) -> AccessDraft? {
+        access.map { AccessDraft(action: $0.action, recordingIDs: ids, actor: requestedBy, uid: $0.uid, detail: $0.detail, at: now) }
+    }
 
     public init(
         recordingIDs: [Int64], requestedBy: String, withFiles: Bool, remembersContent: Bool = true, archiveDirectory: String? = nil,
-        now: Date = Date()
+        access: Access? = nil, now: Date = Date()
     ) {
+        self.access = access
         self.recordingIDs = recordingIDs
         self.requestedBy = requestedBy
         self.withFiles = withFiles

@@ -6,12 +6,16 @@ import StenoCore
 extension PostgresCatalog: AccessLogStore {
     public func logAccess(_ draft: AccessDraft) async throws {
         guard draft.recordingIDs?.isEmpty != true else { return }
-        _ = try await rows(
-            .numbered(
-                CatalogSQL.logAccess(
-                    at: "$1::bigint", action: "$2::text", actor: "$3::text", uid: "$4::bigint", detail: "$5::text",
-                    recordingIDs: "SELECT unnest($6::bigint[]) AS id", none: "$7::boolean"),
-                [Self.milliseconds(draft.at), draft.action.rawValue, draft.actor, draft.uid.map { Int64($0) }, draft.detail, draft.recordingIDs ?? [], draft.recordingIDs == nil]))
+        try await execute(Self.logAccessStatement(draft))
+    }
+
+    /// The statement writing `draft`'s entries.
+    static func logAccessStatement(_ draft: AccessDraft) -> PostgresQuery {
+        .numbered(
+            CatalogSQL.logAccess(
+                at: "$1::bigint", action: "$2::text", actor: "$3::text", uid: "$4::bigint", detail: "$5::text",
+                recordingIDs: "SELECT unnest($6::bigint[]) AS id", none: "$7::boolean"),
+            [Self.milliseconds(draft.at), draft.action.rawValue, draft.actor, draft.uid.map { Int64($0) }, draft.detail, draft.recordingIDs ?? [], draft.recordingIDs == nil])
     }
 
     public func accessLog(_ query: AccessLogQuery) async throws -> [AccessEntry] {

@@ -32,6 +32,7 @@ extension PostgresCatalog: RecordingDeletionStore {
                     ON CONFLICT (content_hash) DO NOTHING
                     """)
             }
+            if let access = request.accessDraft(marked: ids) { try await tx.execute(Self.logAccessStatement(access)) }
             var queued: Job?
             if let job { queued = try await Self.enqueue(job, in: tx, now: request.now).job }
             return MarkedDeletion(recordingIDs: ids, job: queued)

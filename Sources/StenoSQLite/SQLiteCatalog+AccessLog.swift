@@ -6,15 +6,19 @@ import StenoCore
 extension SQLiteCatalog: AccessLogStore {
     public func logAccess(_ draft: AccessDraft) async throws {
         guard draft.recordingIDs?.isEmpty != true else { return }
-        try await writer.write { db in
-            try db.cachedStatement(
-                sql: CatalogSQL.logAccess(
-                    at: "?1", action: "?2", actor: "?3", uid: "?4", detail: "?5", recordingIDs: "SELECT value AS id FROM json_each(?6)", none: "?7")
-            ).execute(arguments: [
-                Self.milliseconds(draft.at), draft.action.rawValue, draft.actor, draft.uid.map { Int64($0) }, draft.detail,
-                Self.jsonArray(draft.recordingIDs ?? []), draft.recordingIDs == nil,
-            ])
-        }
+        try await writer.write { db in try Self.logAccess(draft, in: db) }
+    }
+
+    /// Writes `draft`'s entries inside the caller's transaction.
+    static func logAccess(_ draft: AccessDraft, in db: Database) throws {
+        guard draft.recordingIDs?.isEmpty != true else { return }
+        try db.cachedStatement(
+            sql: CatalogSQL.logAccess(
+                at: "?1", action: "?2", actor: "?3", uid: "?4", detail: "?5", recordingIDs: "SELECT value AS id FROM json_each(?6)", none: "?7")
+        ).execute(arguments: [
+            Self.milliseconds(draft.at), draft.action.rawValue, draft.actor, draft.uid.map { Int64($0) }, draft.detail,
+            Self.jsonArray(draft.recordingIDs ?? []), draft.recordingIDs == nil,
+        ])
     }
 
     public func accessLog(_ query: AccessLogQuery) async throws -> [AccessEntry] {

@@ -34,6 +34,7 @@ extension SQLiteCatalog: RecordingDeletionStore {
                         """
                 ).execute(arguments: [now, request.requestedBy, list])
             }
+            if let access = request.accessDraft(marked: ids) { try Self.logAccess(access, in: db) }
             return MarkedDeletion(recordingIDs: ids, job: try job.map { try Self.enqueue($0, in: db, now: request.now).job })
         }
     }

@@ -38,4 +38,21 @@ struct AccessLogStoreTests {
         #expect(try await store.pruneAccessLog(before: t.addingTimeInterval(30)) == 1)
         #expect(try await store.accessLog(AccessLogQuery()).count == 3)
     }
+
+    @Test(arguments: StoreBackend.available)
+    func aDeletionIsLoggedInTheTransactionThatMarksIt(backend: StoreBackend) async throws {
+        let opened = try await backend.open()
+        let store = opened.store
+        let f = try await MeetingFixture.make(store)
+        _ = try await store.hold([f.aliceRecording], by: "ada", reason: nil, now: MeetingFixture.t0)
+        let marked = try await store.markForDeletion(
+            DeletionRequest(
+                recordingIDs: [f.aliceRecording, f.bobRecording, 987_654], requestedBy: "retention", withFiles: true,
+                access: .init(.retention, uid: nil), now: MeetingFixture.t0),
+            job: nil)
+        #expect(marked.recordingIDs == [f.bobRecording])
+        let logged = try await store.accessLog(AccessLogQuery())
+        #expect(logged.map(\.recordingID) == [f.bobRecording], "only what was marked: not the held, not the unknown")
+        #expect(logged.first?.action == .retention && logged.first?.actor == "retention" && logged.first?.owner == "bob" && logged.first?.uid == nil)
+    }
 }

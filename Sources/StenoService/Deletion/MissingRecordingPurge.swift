@@ -6,7 +6,7 @@ import StenoCore
 /// with a deletion job for each batch, as `recordings.delete` marks them (their content
 /// remembered, so a file that comes back is not catalogued again).
 struct MissingRecordingPurge: Sendable {
-    let store: any RecordingDeletionStore & AccessLogStore
+    let store: any RecordingDeletionStore
     /// Recordings marked per transaction (and per deletion job).
     static let batchSize = 1_000
 
@@ -31,12 +31,12 @@ struct MissingRecordingPurge: Sendable {
             try Task.checkCancellation()
             let ids = try await store.missingRecordings(before: cutoff, limit: Self.batchSize)
             guard !ids.isEmpty else { break }
-            let request = DeletionRequest(recordingIDs: ids, requestedBy: requestedBy, withFiles: false, now: now)
+            let request = DeletionRequest(
+                recordingIDs: ids, requestedBy: requestedBy, withFiles: false, access: .init(.purge, uid: uid, detail: "missing for more than \(days) days"),
+                now: now)
             let done = try await store.markForDeletion(
                 request, job: try RecordingDeletionJob.draft(recordings: ids, requestedBy: requestedBy))
             guard let job = done.job else { break }
-            try await store.logAccess(
-                AccessDraft(action: .purge, recordingIDs: done.recordingIDs, actor: requestedBy, uid: uid, detail: "missing for more than \(days) days", at: now))
             marked.recordings += done.recordingIDs
             marked.jobs.append(job.id)
         }
@@ -63,7 +63,7 @@ public enum PurgeMissingJob: JobKind {
 
 /// Runs `recordings.purge-missing` jobs.
 struct PurgeMissingJobHandler: JobHandler {
-    let store: any RecordingDeletionStore & AccessLogStore
+    let store: any RecordingDeletionStore
     let queue: JobQueue
 
     func run(_ attempts: [JobAttempt<PurgeMissingJob>], context: JobContext) async throws -> [JobOutcome<PurgeMissingJob.Result>] {

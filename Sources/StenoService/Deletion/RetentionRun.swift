@@ -6,10 +6,10 @@ import StenoCore
 /// the inbox, or moved to the archive) by the nightly `retention.run`; the preview finds them
 /// the same way.
 package struct RetentionRun: Sendable {
-    let store: any RecordingDeletionStore & RetentionStore & AccessLogStore
+    let store: any RecordingDeletionStore & RetentionStore
     let settings: RetentionSettings
 
-    package init(store: any RecordingDeletionStore & RetentionStore & AccessLogStore, settings: RetentionSettings) {
+    package init(store: any RecordingDeletionStore & RetentionStore, settings: RetentionSettings) {
         self.store = store
         self.settings = settings
     }
@@ -54,9 +54,8 @@ package struct RetentionRun: Sendable {
             // without end.
             let request = DeletionRequest(
                 recordingIDs: ids, requestedBy: RetentionJob.requester, withFiles: true, remembersContent: false,
-                archiveDirectory: settings.archiveDirectory, now: now)
+                archiveDirectory: settings.archiveDirectory, access: .init(.retention, uid: nil), now: now)
             let marked = try await store.markForDeletion(request, job: nil)
-            try await store.logAccess(AccessDraft(action: .retention, recordingIDs: marked.recordingIDs, actor: RetentionJob.requester, uid: nil, at: now))
             let done = try await finisher.finish(marked.recordingIDs, batchSize: Self.batchSize, context: context)
             result.deleted += done.deleted
             result.files += done.files
@@ -93,7 +92,7 @@ public enum RetentionJob: JobKind {
 
 /// Runs `retention.run` jobs.
 struct RetentionJobHandler: JobHandler {
-    let store: any RecordingDeletionStore & RetentionStore & AccessLogStore
+    let store: any RecordingDeletionStore & RetentionStore
     let settings: RetentionSettings
     let finisher: RecordingDeletionJobHandler
 

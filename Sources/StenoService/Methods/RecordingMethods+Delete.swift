@@ -38,15 +38,13 @@ extension RecordingMethods {
         let requestedBy = Self.actor(call.caller)
         let draft = try RecordingDeletionJob.draft(recordings: ids, requestedBy: requestedBy)
         let marked = try await store.markForDeletion(
-            DeletionRequest(recordingIDs: ids, requestedBy: requestedBy, withFiles: withFiles, remembersContent: !(params.forgetContent ?? false)),
+            DeletionRequest(
+                recordingIDs: ids, requestedBy: requestedBy, withFiles: withFiles, remembersContent: !(params.forgetContent ?? false),
+                access: .init(.delete, uid: call.caller.credentials.uid, detail: withFiles ? "with files" : nil)),
             job: draft)
         guard let job = marked.job else {
             throw RPCError.notFound("none of the recordings \(ids.map(String.init).joined(separator: ", ")) exists any more")
         }
-        try await store.logAccess(
-            AccessDraft(
-                action: .delete, recordingIDs: marked.recordingIDs, actor: requestedBy, uid: call.caller.credentials.uid,
-                detail: withFiles ? "with files" : nil))
         queue.wake()
         call.logger.notice(
             "recordings marked for deletion",
