@@ -18,7 +18,7 @@ package struct RetentionRun: Sendable {
     static let pageSize = 20_000
     /// Recordings marked, then finished, per transaction: fewer writes than a deletion job's
     /// batches, as a nightly run deletes thousands; the write lock is held a few milliseconds.
-    static let batchSize = 1_000
+    static let batchSize = 2_000
 
     /// The recordings a run at `now` removes, ascending by id: neither held nor marked yet.
     package func expired(now: Date) async throws -> [RetentionExpiry] {
@@ -35,7 +35,7 @@ package struct RetentionRun: Sendable {
         return expired
     }
 
-    /// The deletion of `expired`, a batch of 1,000 at a time: each batch marked (on `retention`'s
+    /// The deletion of `expired`, a batch of 2,000 at a time: each batch marked (on `retention`'s
     /// word), its files removed or archived, then its rows deleted. A
     /// recording held since it was found is left alone. Marks an earlier attempt left (a file
     /// that could not be removed) are finished first, and fail the attempt again while they
