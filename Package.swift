@@ -49,7 +49,8 @@ let package = Package(
         .target(name: "StenoAPI", dependencies: ["StenoCore", "StenoJSON"]),
         // The catalog as the application sees it: the store protocols, their errors, and the
         // rules and SQL fragments both backends share. No database driver.
-        .target(name: "StenoCatalog", dependencies: ["StenoCore", "StenoJSON"]),
+        // Crypto: a forgotten person is kept by the SHA-256 of their address.
+        .target(name: "StenoCatalog", dependencies: ["StenoCore", "StenoJSON", .product(name: "Crypto", package: "swift-crypto")]),
         // The embedded catalog: SQLite through GRDB (Schema/migrations/).
         .target(
             name: "StenoSQLite",

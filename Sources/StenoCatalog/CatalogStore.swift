@@ -31,7 +31,7 @@ public protocol BackupStore: Sendable {
 
 /// The catalog as the service uses it. SQLite (`SQLiteCatalog`) is the embedded default; the
 /// protocols are narrow enough for a PostgreSQL implementation shared by several daemons.
-public protocol CatalogStore: UserStore, CatalogStatusStore, BackupStore, JobQueueStore, CalendarStore, LinkStore, MeetingStore, DeviceStore, IngestStore, JobArrivalStore, ScheduledJobStore, LeaseStore, DeviceSignInStore, HistorySpanStore, RecordingDeletionStore, RetentionStore, AccessLogStore {}
+public protocol CatalogStore: UserStore, CatalogStatusStore, BackupStore, JobQueueStore, CalendarStore, LinkStore, MeetingStore, DeviceStore, IngestStore, JobArrivalStore, ScheduledJobStore, LeaseStore, DeviceSignInStore, HistorySpanStore, RecordingDeletionStore, RetentionStore, AccessLogStore, PeopleStore {}
 
 /// Row counts and schema facts.
 public struct CatalogStatistics: Sendable, Hashable {

@@ -52,13 +52,18 @@ struct PostgresMirrorWriter {
 
     /// The summary, and the resources whose rows were inserted, changed or tombstoned.
     func apply(_ changes: CalendarChangeSet, accountID: Int64) async throws -> (summary: MirrorChangeSummary, changedResources: Set<String>) {
+        // Shared by change sets, exclusive to an erasure: one applied while a person is being
+        // forgotten waits for the erasure to commit, then reads the person's key below.
+        try await tx.execute("SELECT pg_advisory_xact_lock_shared(\(PostgresCatalog.erasureLockKey))")
         // Change sets of one account apply one after the other.
         guard
-            let ownerID = try await tx.row("SELECT owner_id FROM calendar_accounts WHERE id = \(accountID) FOR NO KEY UPDATE")?
-                .decode(Int64.self)
+            let (ownerID, forgottenKeys) = try await tx.row(
+                "SELECT owner_id, ARRAY(\(unescaped: CatalogSQL.forgottenKeys)) FROM calendar_accounts WHERE id = \(accountID) FOR NO KEY UPDATE"
+            )?.decode((Int64, [String]).self)
         else {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
+        let changes = ForgottenPerson.redacting(changes, keys: Set(forgottenKeys))
         let calendarID = try await upsertCalendar(changes.calendar, accountID: accountID)
         // A disabled calendar is not mirrored: what a sync or a write still sends for it is dropped.
         guard try await tx.row("SELECT is_enabled FROM calendars WHERE id = \(calendarID)")?.decode(Bool.self) ?? true else {

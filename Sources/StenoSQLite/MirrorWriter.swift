@@ -55,6 +55,7 @@ struct MirrorWriter {
             throw StoreError.notFound(entity: "calendar account", reference: String(accountID))
         }
         self.ownerID = ownerID
+        let changes = ForgottenPerson.redacting(changes, keys: try SQLiteCatalog.forgottenKeys(in: db))
         let calendarID = try upsertCalendar(changes.calendar, accountID: accountID)
         // A disabled calendar is not mirrored: what a sync or a write still sends for it is dropped.
         guard try Bool.fetchOne(db, sql: "SELECT is_enabled FROM calendars WHERE id = ?", arguments: [calendarID]) ?? true else {

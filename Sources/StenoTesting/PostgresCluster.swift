@@ -198,6 +198,16 @@ public final class PostgresCluster: Sendable {
         return name
     }
 
+    /// A plain-text `pg_dump` of `database`: its schema and every row.
+    public func dump(database: String) async throws -> String {
+        let command = binDirectory + "/pg_dump", arguments = ["-h", socketDirectory, "-p", "\(port)", "-U", user, "--no-owner", database]
+        return try await Self.offload { () throws(PostgresClusterError) in
+            let result = try Self.run(command, arguments)
+            try Self.check(result, "pg_dump \(database)")
+            return result.stdout
+        }
+    }
+
     /// A URL of `database` over TCP on 127.0.0.1.
     ///
     /// The connect timeout is a minute, not the daemon's ten seconds: tests run in parallel on a

@@ -25,7 +25,7 @@ struct Steno: ParsableCommand {
             StatusCommand.self, RecordingsCommand.self, IngestCommand.self, AccountsCommand.self, CalendarsCommand.self, SyncCommand.self, DevicesCommand.self,
             MeetingsCommand.self, AttendeesCommand.self, SearchCommand.self,
             LinksCommand.self, LinkCommand.self, UnlinkCommand.self, RevalidateCommand.self,
-            UsersCommand.self, JobsCommand.self, RetentionCommand.self, AuditCommand.self, AdminCommand.self, DoctorCommand.self, CallCommand.self, DemoCommand.self, ManualCommand.self,
+            UsersCommand.self, JobsCommand.self, RetentionCommand.self, AuditCommand.self, PeopleCommand.self, AdminCommand.self, DoctorCommand.self, CallCommand.self, DemoCommand.self, ManualCommand.self,
         ]
     )
 

@@ -58,6 +58,8 @@ struct ReadmeTourTests {
         "steno admin backup ~/catalog-2026-11-22.sqlite": [5],
         "steno recordings delete 7 --file --yes": [5],
         "steno recordings hold 2 --reason \"case 118\"": [5],
+        "steno people show dana@example.com": [5],
+        "steno people forget dana@example.com --yes": [5],
     ]
 
     /// The uid bob connects from in the member's run.

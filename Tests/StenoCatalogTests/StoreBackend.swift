@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import StenoCatalog
 import StenoPostgres
@@ -28,13 +29,28 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .sqlite:
             let temporary = TemporaryCatalog()
-            return OpenedCatalog(store: try await temporary.open(), keepAlive: temporary)
+            return OpenedCatalog(store: try await temporary.open(), keepAlive: temporary) {
+                // A VACUUM INTO copy (every page that holds a row, none that only once did), and
+                // the terms of the full-text indexes, which their pages store prefix-compressed.
+                let copy = temporary.folder + "/dump-\(UUID().uuidString).sqlite"
+                let terms = try await DatabaseQueue(path: temporary.path).writeWithoutTransaction { db in
+                    try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
+                    return try ["meeting_search", "recording_search", "meeting_titles"].map { index in
+                        try db.execute(sql: "CREATE VIRTUAL TABLE temp.\(index)_terms USING fts5vocab(main, '\(index)', 'row')")
+                        return try String.fetchAll(db, sql: "SELECT term FROM temp.\(index)_terms").joined(separator: "\n")
+                    }.joined(separator: "\n")
+                }
+                defer { try? FileManager.default.removeItem(atPath: copy) }
+                return String(decoding: try Data(contentsOf: URL(fileURLWithPath: copy)), as: UTF8.self) + "\n" + terms
+            }
         case .postgres:
             let cluster = try await PostgresCluster.shared()
             let database = try await cluster.createDatabase()
             let settings = try PostgresSettings.parse(url: cluster.socketURL(database: database))
             let catalog = try await PostgresCatalog.open(settings, logger: Logger(label: "steno.test.postgres"))
-            return OpenedCatalog(store: catalog, keepAlive: PostgresCatalogCloser(catalog))
+            return OpenedCatalog(store: catalog, keepAlive: PostgresCatalogCloser(catalog)) {
+                try await cluster.dump(database: database)
+            }
         }
     }
 }
@@ -43,6 +59,9 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct OpenedCatalog: Sendable {
     let store: any CatalogStore & IngestStore
     let keepAlive: any Sendable
+    /// Everything the catalog holds, as text to search: a `VACUUM INTO` copy of the SQLite
+    /// file, or a `pg_dump` of the PostgreSQL database.
+    let dump: @Sendable () async throws -> String
 }
 
 /// Closes the pool when the test is done with the catalog.

@@ -39,6 +39,7 @@ public enum StenoMethods {
         jobsList.name, jobsGet.name, jobsRetry.name, jobsCancel.name, jobsEnqueue.name,
         recordingsList.name, recordingsGet.name, recordingsIngest.name, recordingsOpen.name, recordingsDelete.name, recordingsForgetContent.name, recordingsPurge.name,
         recordingsHold.name, recordingsUnhold.name, recordingsHolds.name, retentionPreview.name, auditList.name,
+        peopleShow.name, peopleForget.name,
         accountsAdd.name, accountsList.name, accountsUpdate.name, accountsRemove.name, accountsSync.name, calendarsList.name,
         calendarsEnable.name, calendarsDisable.name,
         accountsSignIn.name, accountsSignInStatus.name, accountsSignInList.name,

@@ -19,6 +19,9 @@ public struct AccessEntry: Sendable, Hashable, Codable, Identifiable {
         case unhold
         /// A deleted content's hash forgotten (`recordings.forgetContent`).
         case forgetContent = "forget-content"
+        /// A person erased (`people.forget`); the detail is their redacted address, never the
+        /// address itself.
+        case forget
     }
 
     public var id: Int64

@@ -153,6 +153,7 @@ public struct StenoDaemon: Sendable {
         AdminMethods(store: store, catalogFiles: [configuration.databasePath]).register(in: &table)
         recordingMethods(store: store, queue: queue).register(in: &table)
         AuditMethods(store: store).register(in: &table)
+        PeopleMethods(store: store).register(in: &table)
         RetentionMethods(store: store, settings: configuration.retention, schedule: retentionSchedule, timeZone: configuration.links.timeZone)
             .register(in: &table)
         JobMethods(queue: queue, catalog: store, kinds: jobKinds ?? Set(jobHandlers(store: store, queue: queue).map(\.kind))).register(in: &table)

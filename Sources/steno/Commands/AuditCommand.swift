@@ -8,7 +8,7 @@ struct AuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit", abstract: "Who opened, exported, deleted or held which recording, and when.",
         discussion: """
-            Every recordings.open (play, export), delete, purge, retention removal, hold, unhold and forgotten content is logged with who did it, when and from which uid, and the recording's owner then; never its title or words. Admins read the whole log; members what was done to their own recordings. Entries are kept [retention] audit_days (default 365). Newest first.
+            Every recordings.open (play, export), delete, purge, retention removal, hold, unhold, forgotten content and forgotten person (by their redacted address) is logged with who did it, when and from which uid, and the recording's owner then; never its title or words. Admins read the whole log; members what was done to their own recordings. Entries are kept [retention] audit_days (default 365). Newest first.
 
             Examples:
               steno audit --recording 42

@@ -165,11 +165,11 @@ extension RecordingsCommand {
         }
     }
 
-    /// Asks `question` on the terminal; anything but y or yes deletes nothing.
-    static func requireYes(to question: String) throws {
+    /// Asks `question` on the terminal; anything but y or yes does nothing, and says `refused`.
+    static func requireYes(to question: String, refused: String = "nothing deleted") throws {
         Output.write(TerminalText.clean(question + " [y/N] "))
         guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
-            throw CLIFailure(message: "nothing deleted", exitCode: 1)
+            throw CLIFailure(message: refused, exitCode: 1)
         }
     }
 }
