@@ -176,29 +176,38 @@ final class DemoSession {
         self.exports = exports
     }
 
-    static func start() throws -> DemoSession {
+    /// Starts `steno demo --keep`, on a terminal of its own when `onTerminal` (through
+    /// `script`, whose standard input is then the terminal's keyboard).
+    static func start(onTerminal: Bool = false) throws -> DemoSession {
         let output = NSTemporaryDirectory() + "/steno-tour-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "STENO_SOCKET")
-        let process = try ChildProcess(
-            TestDaemon.executable(named: "steno"), ["demo", "--keep", "--media", ReadmeTour.repositoryRoot + "/Media"],
-            environment: environment, standardOutput: .appending(toFile: output), standardError: .standardOutput)
+        let demo = [try TestDaemon.executable(named: "steno"), "demo", "--keep", "--media", ReadmeTour.repositoryRoot + "/Media"]
+        let process =
+            onTerminal
+            ? try ChildProcess(
+                Self.script, ["-qfec", demo.map { "'\($0)'" }.joined(separator: " "), "/dev/null"], environment: environment,
+                standardInput: .pipe, standardOutput: .appending(toFile: output), standardError: .standardOutput)
+            : try ChildProcess(
+                demo[0], Array(demo.dropFirst()), environment: environment, standardOutput: .appending(toFile: output),
+                standardError: .standardOutput)
         // The demo ingests and mirrors first; its last words are the lines for another terminal.
         let deadline = Date().addingTimeInterval(300)
         var text = ""
         while Date() < deadline && process.isRunning {
             text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            if text.contains("Press Ctrl-C to stop it.") { break }
+            if text.contains("Press Ctrl-C to stop it") { break }
             usleep(100_000)
         }
-        guard text.contains("Press Ctrl-C to stop it.") else {
+        guard text.contains("Press Ctrl-C to stop it") else {
             if process.isRunning { process.terminate() }
             throw DemoFailure(description: "steno demo --keep did not get ready:\n\(text)")
         }
         var exports: [String: String] = [:]
-        for line in text.components(separatedBy: "\n") {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+        // Split on Character: a terminal ends lines with "\r\n", one Character in Swift.
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard trimmed.hasPrefix("export "), let equals = trimmed.firstIndex(of: "=") else { continue }
             exports[String(trimmed[trimmed.index(trimmed.startIndex, offsetBy: 7)..<equals])] = String(trimmed[trimmed.index(after: equals)...])
         }
@@ -216,11 +225,15 @@ final class DemoSession {
         }
     }
 
-    /// Sends the daemon Ctrl-C's SIGINT, as a terminal would; the demo ends when it does.
+    /// util-linux's `script`, which runs a command on a terminal of its own.
+    static let script = "/usr/bin/script"
+
+    /// The demo's daemon, while it runs.
+    var daemon: pid_t? { Self.processID(commandLineContaining: root + "/stenod.sock", named: "stenod") }
+
+    /// Sends steno the SIGINT of Ctrl-C; the demo stops its daemon and ends.
     func stop() {
-        if let daemon = Self.processID(commandLineContaining: root + "/stenod.sock", named: "stenod") {
-            kill(daemon, SIGINT)
-        }
+        kill(process.processIdentifier, SIGINT)
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning && Date() < deadline { usleep(50_000) }
         if process.isRunning { process.terminate() }

@@ -13,6 +13,8 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Run a demo daemon on a temporary catalog with the Media/ samples and show the result.",
         discussion: """
+            The daemon runs on a catalog and inbox in a new folder under /tmp, removed when the demo ends. Ctrl-C, SIGTERM or SIGHUP stop the daemon and remove the folder at any moment, with --keep too.
+
             Examples:
               steno demo          # show what Steno makes of the samples, then stop
               steno demo --keep   # keep the daemon running to try commands
@@ -45,7 +47,9 @@ struct DemoCommand: ParsableCommand {
             process.standardOutput = FileHandle(forWritingAtPath: log)
             process.standardError = FileHandle(forWritingAtPath: log)
             try process.run()
+            Stop.install(daemon: process.processIdentifier, root: root)
             defer {
+                if Stop.isStopping { Stop.awaitExit() }
                 if process.isRunning {
                     process.terminate()
                     process.waitUntilExit()
@@ -83,10 +87,12 @@ struct DemoCommand: ParsableCommand {
                       export STENO_SOCKET=\(socket)
                       export INBOX=\(inbox)
                       steno status
-                    Press Ctrl-C to stop it.
+                    Press Ctrl-C to stop it (the folder is removed with it).
                     """)
-                signal(SIGINT, SIG_IGN)  // Ctrl-C reaches the daemon too; it shuts down gracefully.
                 process.waitUntilExit()
+                if Stop.isStopping { Stop.awaitExit() }
+                // Here only when the daemon ended by itself: its log tells why.
+                throw CLIFailure(message: "the demo daemon stopped (\(process.terminationStatus)); its log is \(log)", exitCode: 1)
             }
         }
     }
