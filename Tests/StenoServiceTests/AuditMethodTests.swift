@@ -58,6 +58,9 @@ struct AuditMethodTests {
         let page = try await audit.list(AuditListParams(limit: 2), caller: call(nil, uid: 0, admin: true).caller)
         let rest = try await audit.list(AuditListParams(cursor: page.nextCursor), caller: call(nil, uid: 0, admin: true).caller)
         #expect((page.items + rest.items).map(\.id) == everything.map(\.id) && rest.nextCursor == nil)
+        await #expect(throws: RPCError.self, "a cursor is a token audit.list gave") {
+            try await audit.list(AuditListParams(cursor: "2"), caller: call(nil, uid: 0, admin: true).caller)
+        }
     }
 
     @Test func theAccessLogIsKeptAuditDaysAndPrunedNightly() throws {

@@ -16,16 +16,13 @@ struct AuditMethods: Sendable {
 
     func list(_ params: AuditListParams, caller: Caller) async throws -> Page<AccessEntry> {
         let limit = try PageCursor.limit(params.limit)
-        var beforeID: Int64?
-        if let cursor = params.cursor {
-            guard let id = Int64(cursor), id > 0 else { throw RPCError.invalidParams("cursor \(cursor) is not one audit.list gave") }
-            beforeID = id
-        }
+        // Newest first: the cursor is the last id given, and the next page is below it.
+        let beforeID = try params.cursor.map(PageCursor.decode)
         // A member reads what was done to recordings that were theirs, by anyone.
         let owner = caller.isAdmin ? nil : (caller.user?.name ?? "")
         let entries = try await store.accessLog(
             AccessLogQuery(recordingID: params.recording, actor: params.user, owner: owner, since: params.since, beforeID: beforeID, limit: limit + 1))
         let page = Array(entries.prefix(limit))
-        return Page(items: page, nextCursor: entries.count > limit ? page.last.map { String($0.id) } : nil)
+        return Page(items: page, nextCursor: entries.count > limit ? page.last.map { PageCursor.encode($0.id) } : nil)
     }
 }
