@@ -37,7 +37,11 @@ struct AccountsCommand: ParsableCommand {
                     let signIns = (try? client.call(StenoMethods.accountsSignInList, AccountSignInListParams(owner: owner))) ?? []
                     return (accounts, more, signIns)
                 }
-                Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format)
+                Output.print(Output.json(accounts), table: AccountsCommand.table(accounts), format: global.format) {
+                    owner == nil
+                        ? "no calendar accounts yet: add one with steno accounts add ics FILE-OR-URL (or caldav, graph; see steno accounts add --help)"
+                        : "no calendar accounts of \(owner ?? "")"
+                }
                 Output.moreHint(more, "accounts")
                 if global.format.isHuman {
                     for account in accounts where account.lastError != nil && account.health != .ok {

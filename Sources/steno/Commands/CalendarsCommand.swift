@@ -47,7 +47,9 @@ struct CalendarsCommand: ParsableCommand {
                         calendar.enabled ? "enabled" : "disabled", calendar.timeZone ?? "-", calendar.remoteID,
                     ])
                 }
-                Output.print(Output.json(calendars), table: table, format: global.format)
+                Output.print(Output.json(calendars), table: table, format: global.format) {
+                    "no calendars yet: an account's calendars appear after its first sync (steno accounts; steno sync --wait)"
+                }
                 Output.moreHint(more, "calendars")
             }
         }

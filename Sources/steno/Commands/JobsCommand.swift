@@ -35,7 +35,8 @@ struct JobsCommand: ParsableCommand {
         func run() throws {
             try reportingFailures {
                 try global.withClient { client in
-                    try list.write("jobs", format: global.format, table: JobsCommand.table) { cursor, size in
+                    let empty = { state == nil && kind == nil ? "no jobs yet" : "no jobs match" }
+                    try list.write("jobs", format: global.format, table: JobsCommand.table, empty: empty) { cursor, size in
                         try client.send(StenoMethods.jobsList, JobListParams(state: state, kind: kind, newestFirst: !reverse, cursor: cursor, limit: size))
                     }
                 }

@@ -83,7 +83,11 @@ struct LinksCommand: ParsableCommand {
             try reportingFailures {
                 let chosen = state ?? (orphaned ? .orphaned : ambiguous ? .ambiguous : pending ? .pending : nil)
                 try global.withClient { client in
-                    try list.write("links", format: global.format, table: LinksCommand.table) { cursor, size in
+                    let empty = {
+                        chosen.map { "no \($0.rawValue) links" }
+                            ?? "no links yet: a recording is linked once a calendar holding its meeting is mirrored (steno accounts add)"
+                    }
+                    try list.write("links", format: global.format, table: LinksCommand.table, empty: empty) { cursor, size in
                         try client.send(StenoMethods.linksList, LinkListParams(state: chosen, cursor: cursor, limit: size))
                     }
                 }

@@ -105,7 +105,14 @@ struct MeetingsCommand: ParsableCommand {
                     }
                     if sort == .start {
                         // The daemon's order across every page: written as the pages arrive.
-                        try list.write("meetings", format: global.format, table: MeetingsCommand.table, requestPage: requestPage)
+                        let empty = { () -> String in
+                            let filtered = from != nil || to != nil || on != nil || !with.isEmpty || title != nil || recorded || unrecorded
+                            guard (try? client.call(StenoMethods.accountsList, AccountListParams(limit: 1)))?.items.isEmpty == true else {
+                                return filtered ? "no meetings match" : "no meetings in the mirrored calendars yet"
+                            }
+                            return "no meetings yet: mirror a calendar with steno accounts add ics FILE-OR-URL (or caldav, graph)"
+                        }
+                        try list.write("meetings", format: global.format, table: MeetingsCommand.table, empty: empty, requestPage: requestPage)
                     } else {
                         // Another order needs every row first.
                         let (meetings, more) = try list.collect(requestPage)

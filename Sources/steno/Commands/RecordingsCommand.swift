@@ -51,8 +51,16 @@ struct RecordingsCommand: ParsableCommand {
                 let status = failed ? .failed : self.status
                 let (start, end) = try DateArgument.range(from: from, to: to, in: global.timeZone)
                 let reasons = failed || status == .failed || warnings
+                let filtered = owner != nil || status != nil || warnings || from != nil || to != nil
                 try global.withClient { client in
-                    try list.write("recordings", format: global.format, table: { RecordingsCommand.table($0, reasons: reasons) }) { cursor, size in
+                    let empty = { () -> String in
+                        if filtered { return "no recordings match" }
+                        guard let status = try? client.call(StenoMethods.systemStatus) else { return "no recordings yet" }
+                        return "no recordings yet: drop an audio file into \(status.inboxPath)/\(status.caller.user ?? "NAME")/ and it is catalogued"
+                    }
+                    try list.write(
+                        "recordings", format: global.format, table: { RecordingsCommand.table($0, reasons: reasons) }, empty: empty
+                    ) { cursor, size in
                         try client.send(
                             StenoMethods.recordingsList,
                             RecordingListParams(

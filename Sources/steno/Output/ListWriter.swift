@@ -61,12 +61,15 @@ struct ListWriter<Item: Codable & Sendable> {
         started = true
     }
 
-    /// Ends the list: closes the JSON array, or writes the held table.
-    mutating func finish() {
+    /// Ends the list: closes the JSON array, or writes the held table (for people, `empty`
+    /// instead of a table without rows).
+    mutating func finish(empty: (() -> String)? = nil) {
         switch format {
         case .json: Output.line(started ? "\n]" : "[]")
         case .csv: if !started { Output.line(table([]).renderCSV()) }
-        case .table, .wide: Output.sayTable(table(held), format: format)
+        case .table, .wide:
+            if held.isEmpty, let empty { return Output.say(empty()) }
+            Output.sayTable(table(held), format: format)
         }
     }
 }
@@ -85,7 +88,7 @@ extension ListOptions {
     /// `observe` sees each page's items (for notes written after the list).
     func write<Item: Codable & Sendable>(
         _ noun: String, format: OutputFormat, table: @escaping ([Item]) -> TableWriter, observe: (([Item]) -> Void)? = nil,
-        requestPage: PageRequest<Item>
+        empty: (() -> String)? = nil, requestPage: PageRequest<Item>
     ) throws {
         var writer = ListWriter(format: format, table: table)
         let more: Bool
@@ -99,7 +102,7 @@ extension ListOptions {
                 observe?(items)
             }
         }
-        writer.finish()
+        writer.finish(empty: empty)
         Output.moreHint(more, noun)
     }
 }

@@ -46,12 +46,17 @@ struct TableWriter {
 
 /// Writes a command's result in the chosen format.
 enum Output {
-    static func print(_ json: JSONValue, table: TableWriter, format: OutputFormat) {
+    ///
+    /// - Parameter empty: what a person is told instead of a table without rows (what to do to
+    ///   fill it); scripts get the empty array or the CSV header all the same.
+    static func print(_ json: JSONValue, table: TableWriter, format: OutputFormat, empty: (() -> String)? = nil) {
         let json = JSONTable.expandingEmbeddedJSON(json)
         switch format {
         case .json: line(TerminalText.escapingJSON(json.prettyPrinted()))
         case .csv: line((table.columns.isEmpty ? JSONTable.table(from: json) : table).renderCSV())
-        case .table, .wide: sayTable(table, format: format)
+        case .table, .wide:
+            if table.rows.isEmpty, let empty { return say(empty()) }
+            sayTable(table, format: format)
         }
     }
 
