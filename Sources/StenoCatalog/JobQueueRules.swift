@@ -112,8 +112,12 @@ package enum JobQueueRules {
             return
         case .running:
             throw StoreError.conflict("job \(job.id) is running; it will finish or fail on its own (cancel it afterwards if it is retried)")
-        case .succeeded, .dead, .cancelled:
-            throw StoreError.conflict("job \(job.id) is \(job.state.rawValue) already; nothing to cancel")
+        case .succeeded:
+            throw StoreError.conflict("job \(job.id) already succeeded; nothing to cancel")
+        case .dead:
+            throw StoreError.conflict("job \(job.id) already gave up (dead); nothing to cancel")
+        case .cancelled:
+            throw StoreError.conflict("job \(job.id) is cancelled already")
         }
     }
 }

@@ -90,6 +90,17 @@ struct DoctorCLITests {
         let dead = try #require(report.problems.first { $0.name == "dead jobs" }, "\(report.checks)")
         #expect(dead.detail.contains("calendar.sync") && dead.fix?.contains("steno jobs retry") == true, "\(dead)")
         #expect(text.contains("2 problem(s)"), "\(text)")
+
+        // The source back and synced again: the dead sync is history, and said to be.
+        let start = ICalendarText.yesterday.addingTimeInterval(9 * 3600)
+        try ICalendarText.calendar(ICalendarText.event(uid: "standup", title: "Standup", start: start, end: start.addingTimeInterval(900)))
+            .write(toFile: calendar, atomically: true, encoding: .utf8)
+        let synced = try steno(daemon, ["sync", "--wait"])
+        try #require(synced.status == 0, "\(synced)")
+        let (_, healed, _) = try Self.report(daemon)
+        let history = try #require(healed.checks.first { $0.name == "dead jobs" })
+        #expect(!healed.problems.contains { $0.name == "dead jobs" })
+        #expect(history.detail.contains("none open: 1 gave up in the last 7 days and each was run again since"), "\(history)")
     }
 
     @Test(.enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv to act as a member"))

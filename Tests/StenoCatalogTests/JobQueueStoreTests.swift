@@ -300,7 +300,7 @@ struct JobQueueStoreTests {
         // succeeded → retry runs it again.
         let rerun = try #require(try await claim(catalog, at: 6))
         #expect(try await catalog.complete([JobCompletion(claim: rerun, result: nil)], now: at(7)) == [true])
-        await expectConflict({ _ = try await catalog.cancelJob(id: job.id, now: at(8)) }, containing: "succeeded already")
+        await expectConflict({ _ = try await catalog.cancelJob(id: job.id, now: at(8)) }, containing: "job \(job.id) already succeeded; nothing to cancel")
         #expect(try await catalog.retryJob(id: job.id, now: at(8)).state == .queued)
         // a failed job (waiting for its retry) can be cancelled.
         let flaky = try await catalog.enqueue(JobDraft(kind: "flaky", maxAttempts: 3)).job

@@ -48,12 +48,12 @@ public enum LinkScorer {
             : (candidate.start <= recording.recordedAt && recording.recordedAt < candidate.end ? 1 : 0)
         terms.append(ScoreTerm(
             name: "overlap", points: 0.5 * share,
-            detail: "\(minutes(overlap)) of \(minutes(recordingLength)) min of the recording fall inside the event"))
+            detail: "\(span(overlap)) of the recording's \(span(recordingLength)) fall inside the event"))
         let offset = abs(recording.recordedAt.timeIntervalSince(candidate.start))
         let closeness = max(0, 1 - offset / (30 * 60))
         terms.append(ScoreTerm(
             name: "start", points: 0.2 * closeness,
-            detail: "the recording starts \(minutes(offset)) min \(recording.recordedAt < candidate.start ? "before" : "after") the event"))
+            detail: "the recording starts \(span(offset)) \(recording.recordedAt < candidate.start ? "before" : "after") the event"))
         switch candidate.ownerRelation {
         case .organizer:
             terms.append(ScoreTerm(name: "role", points: 0.15, detail: "the owner organised it"))
@@ -125,4 +125,14 @@ public enum LinkScorer {
     }
 
     static func minutes(_ seconds: TimeInterval) -> Int { Int((seconds / 60).rounded()) }
+
+    /// A span as people say it: seconds under a minute and a half (`3.5 s`, `40 s`), else
+    /// minutes (`12 min`); a short recording is not "0 of 0 min".
+    static func span(_ seconds: TimeInterval) -> String {
+        guard seconds >= 90 else {
+            let tenths = (seconds * 10).rounded() / 10
+            return tenths == tenths.rounded() || tenths >= 10 ? "\(Int(seconds.rounded())) s" : "\(tenths) s"
+        }
+        return "\(minutes(seconds)) min"
+    }
 }

@@ -42,7 +42,7 @@ extension RecordingLinker {
         await history?.fetch(around: work.map { ($0.ownerID, $0.facts.recordedAt) }) { done, total in
             await progress?("fetching calendar history: \(done) of \(total) spans")
         }
-        await progress?("linking \(work.count) recordings")
+        await progress?("linking \(work.count) recording\(work.count == 1 ? "" : "s")")
         let stale = try await pipelined(Self.byOwner(work)) { items in
             var updates: [LinkUpdate] = []
             for (facts, decision) in try await decide(items).decisions {

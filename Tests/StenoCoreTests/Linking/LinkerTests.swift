@@ -177,7 +177,14 @@ struct LinkerTests {
         let chosen = decision.chosen
         #expect(chosen?.terms.map(\.name) == ["overlap", "start", "role", "title"])
         #expect(abs((chosen?.score ?? 0) - (0.5 + 0.2 * (25.0 / 30) + 0.15 + 0.2)) < 1e-9)
-        #expect(chosen?.terms.first?.detail == "50 of 50 min of the recording fall inside the event")
+        #expect(chosen?.terms.first?.detail == "50 min of the recording's 50 min fall inside the event")
+        #expect(chosen?.terms[1].detail == "the recording starts 5 min after the event")
+    }
+
+    @Test func aShortRecordingIsExplainedInSecondsNotZeroMinutes() {
+        let memo = RecordingLinkFacts(recordingID: 1, recordedAt: F.at(10, 0.5), duration: 3.5)
+        let scored = LinkScorer.score(F.event(1, "Planning", from: F.at(10), minutes: 60), for: memo, policy: LinkPolicy())
+        #expect(scored.terms.map(\.detail).prefix(2) == ["3.5 s of the recording's 3.5 s fall inside the event", "the recording starts 30 s after the event"])
     }
 
     @Test func aRecordingShorterThanASecondInsideTheEventOverlapsItFully() {
