@@ -143,5 +143,37 @@ struct SocketDiscoveryCLITests {
         let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? String(info.st_gid)
         #expect(result.stderr.contains("group \(group)"), "\(result.stderr)")
         #expect(result.stderr.contains(daemon.socketPath), "\(result.stderr)")
+        #expect(result.stderr.contains("you are not in it: ask an admin to add you to group \(group) (usermod -aG \(group)"), "\(result.stderr)")
+    }
+
+    @Test(.enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv"))
+    func aMemberOfTheGroupIsToldWhatStopsThem() throws {
+        // In the socket's group, but the socket lets only its owner in.
+        let owners = try TestDaemon(config: "socket_group = \"\(otherUID)\"\nsocket_mode = \"0600\"\n")
+        defer { owners.shutdown() }
+        let closed = try runAsOtherUser(try TestDaemon.executable(named: "steno"), ["--socket", owners.socketPath, "status"])
+        #expect(closed.status == 5)
+        #expect(
+            closed.stderr.contains("the socket (mode 0600") && closed.stderr.contains("though you are in its group")
+                && closed.stderr.contains("socket_mode = \"0660\""), "\(closed.stderr)")
+
+        // The socket is open to the group, but its folder is not.
+        let shared = try TestDaemon(config: "socket_group = \"\(otherUID)\"\nsocket_mode = \"0660\"\n")
+        defer { shared.shutdown() }
+        #expect(chmod(shared.root, 0o700) == 0)
+        let folder = try runAsOtherUser(try TestDaemon.executable(named: "steno"), ["--socket", shared.socketPath, "status"])
+        #expect(folder.status == 5)
+        #expect(
+            folder.stderr.contains("its folder \(shared.root) (mode 0700") && folder.stderr.contains("chmod g+x \(shared.root)")
+                && !folder.stderr.contains("socket_mode"), "\(folder.stderr)")
+    }
+
+    @Test(.enabled(if: TestRequirement.runs(when: canSwitchUsers), "needs root and setpriv"))
+    func aMemberIsNotToldToStartTheTeamsDaemon() throws {
+        let path = "/run/steno-test-\(getpid())/stenod.sock"
+        let member = try runAsOtherUser(try TestDaemon.executable(named: "steno"), ["--socket", path, "status"])
+        #expect(member.stderr.contains("an admin starts the team's daemon with `systemctl start stenod`"), "\(member.stderr)")
+        let own = try runAsOtherUser(try TestDaemon.executable(named: "steno"), ["--socket", "/tmp/steno-nowhere-\(getpid())/stenod.sock", "status"])
+        #expect(own.stderr.contains("start it with `stenod`"), "\(own.stderr)")
     }
 }

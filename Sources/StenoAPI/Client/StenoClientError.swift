@@ -1,9 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Why a call to the daemon failed, with messages that say what to do.
 public enum StenoClientError: Error, Sendable, CustomStringConvertible {
     /// Nothing listens on any socket tried (no file, or a stale one).
     case daemonNotRunning(tried: [SocketLocation])
-    /// The socket exists but may not be opened by this user; `group` owns the socket (or its folder).
-    case permissionDenied(SocketLocation, group: String?)
+    /// The socket exists but may not be opened by this user, for the reason given.
+    case permissionDenied(SocketLocation, SocketDenial)
     /// Connecting, sending or receiving failed for another reason.
     case connectionFailed(socketPath: String, reason: String)
     /// The daemon closed the connection or sent something unreadable.
@@ -18,14 +22,15 @@ public enum StenoClientError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .daemonNotRunning(let tried):
+            // A team's daemon (a socket under /run) is started by an admin; a person's own by them.
+            let start =
+                getuid() != 0 && tried.contains(where: { $0.path.hasPrefix("/run/") })
+                ? "an admin starts the team's daemon with `systemctl start stenod` (why it stopped: journalctl -u stenod)"
+                : "start it with `stenod` (or `systemctl start stenod`)"
             return "stenod is not running: no daemon answers on \(tried.map(\.description).joined(separator: ", ")); "
-                + "start it with `stenod` (or `systemctl start stenod`), or choose the socket with --socket PATH, STENO_SOCKET "
-                + "or socket = \"PATH\" in ~/.config/steno/client.toml"
-        case .permissionDenied(let location, let group?):
-            return "permission denied on \(location): the socket is for group \(group); ask an admin to add you to it "
-                + "(usermod -aG \(group) YOUR-NAME, then log in again)"
-        case .permissionDenied(let location, nil):
-            return "permission denied on \(location): ask an admin to add you to the socket's group (socket_group in stenod.toml)"
+                + "\(start), or choose the socket with --socket PATH, STENO_SOCKET or socket = \"PATH\" in ~/.config/steno/client.toml"
+        case .permissionDenied(let location, let denial):
+            return "permission denied on \(location): \(denial)"
         case .connectionFailed(let path, let reason):
             return "cannot talk to stenod on \(path): \(reason)"
         case .protocolError(let reason):

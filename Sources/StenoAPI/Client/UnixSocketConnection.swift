@@ -21,25 +21,10 @@ final class UnixSocketConnection {
         } catch {
             switch error.code {
             case ENOENT, ECONNREFUSED, ENOTDIR: throw .daemonNotRunning(tried: [location])
-            case EACCES, EPERM: throw .permissionDenied(location, group: Self.owningGroup(of: location.path))
+            case EACCES, EPERM: throw .permissionDenied(location, SocketDenial.diagnose(location.path))
             default: throw .connectionFailed(socketPath: path, reason: error.description)
             }
         }
-    }
-
-    /// The group of the socket, or of its folder when the socket cannot even be looked at:
-    /// the group an admin adds a person to.
-    static func owningGroup(of path: String) -> String? {
-        var info = stat()
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        guard stat(path, &info) == 0 || stat(folder.isEmpty ? "/" : folder, &info) == 0 else { return nil }
-        var entry = group()
-        var found: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        guard getgrgid_r(info.st_gid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.gr_name else {
-            return String(info.st_gid)
-        }
-        return String(cString: name)
     }
 
     deinit {
