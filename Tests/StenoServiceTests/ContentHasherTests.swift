@@ -14,6 +14,15 @@ struct ContentHasherTests {
         return path
     }
 
+    @Test func aFileTheDaemonMayNotReadIsExplainedWithItsFix() throws {
+        #expect(
+            ContentHasher.openRefusal(EACCES)
+                == "the daemon may not read the file (Permission denied): let its user or group read it (chmod g+r FILE), then run steno ingest FILE")
+        #expect(ContentHasher.openRefusal(ENOENT) == "cannot open: No such file or directory")
+        let missing = NSTemporaryDirectory() + "steno-hash-missing-\(UInt64.random(in: 0...UInt64.max))"
+        #expect(throws: ContentHasher.Failure.self) { try ContentHasher.sha256(path: missing) }
+    }
+
     /// What coreutils' sha256sum says (the reference the benchmark compares with too).
     static func sha256sum(_ path: String) throws -> String {
         String(try ProcessRunner.run("/usr/bin/sha256sum", [path]).stdout.prefix(64))

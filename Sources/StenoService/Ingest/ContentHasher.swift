@@ -20,6 +20,14 @@ enum ContentHasher {
     /// parser reads the same bytes from memory instead of opening the file again.
     static let keptSize = 4 << 20
 
+    /// Why a file could not be opened, as its owner can act on it: a file the daemon may not
+    /// read needs a permission, and a chmod alone is not a change the watcher sees.
+    static func openRefusal(_ code: Int32) -> String {
+        let reason = String(cString: strerror(code))
+        guard code == EACCES || code == EPERM else { return "cannot open: \(reason)" }
+        return "the daemon may not read the file (\(reason)): let its user or group read it (chmod g+r FILE), then run steno ingest FILE"
+    }
+
     /// The hex SHA-256 of the file at `path`, and the number of bytes read.
     static func sha256(path: String) throws(Failure) -> (hex: String, bytes: Int64) {
         let (hex, bytes, _) = try sha256(path: path, keepingUpTo: 0)
@@ -32,7 +40,7 @@ enum ContentHasher {
         let fd = open(FileSystemPath.bytes(path), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
-            throw Failure(description: "cannot open: \(String(cString: strerror(code)))", code: code)
+            throw Failure(description: openRefusal(code), code: code)
         }
         defer { close(fd) }
         var info = stat()
