@@ -118,7 +118,7 @@ public final class HTTPTransport: Sendable {
         do {
             response = try await client.execute(outgoing, timeout: .seconds(requestTimeout.components.seconds))
         } catch {
-            throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
+            throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: Self.unreachableReason(error, url: request.url))
         }
         let body: ByteBuffer
         do {
@@ -126,7 +126,7 @@ public final class HTTPTransport: Sendable {
         } catch is NIOTooManyBytesError {
             throw HTTPTransportError.responseTooLarge(url: request.url.absoluteString, limit: maximumResponseBytes)
         } catch {
-            throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: String(describing: error))
+            throw HTTPTransportError.unreachable(url: request.url.absoluteString, reason: Self.unreachableReason(error, url: request.url))
         }
         counters.withLockedValue { $0.bytesReceived += body.readableBytes }
         // The body is wrapped, not copied (a Graph page is ~125 kB; NIO copies up to 256 kB by
